@@ -1,0 +1,42 @@
+"""The command line: `python -m shared <command> [args]`.
+
+Each command lives in the module that owns the idea and exposes `main(argv) -> int`; it is
+imported only when called, so `solve --solver dsl` never pays for torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "solve": ("shared.bench", "run a solver over a task set into a run folder"),
+    "score": ("shared.scoring", "score a submission.json against a task set's solutions"),
+    "build": ("shared.build", "write notebooks/ from builders/ (deterministic)"),
+    "smoke": ("shared.smoke", "run every notebook under papermill with PROFILE='smoke'"),
+    "report": ("shared.report", "rewrite report.html for a run folder"),
+    "serve": ("shared.web", "serve the solve-by-hand and run-browser page on 127.0.0.1"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: python -m shared <command> [args]", "", "commands:"]
+    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

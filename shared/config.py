@@ -1,0 +1,66 @@
+"""Hardware profiles: one notebook, every machine.
+
+A notebook's parameters cell sets PROFILE; `profile(name)` returns the sizes for that machine.
+"auto" looks at the hardware (without importing torch unless it is installed) and picks.
+Big-run values live here, never in edits to a notebook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    model: str             # "tiny" (offline, random init) or a hub id / local folder
+    n_tasks: int           # tasks per notebook run
+    task_set: str          # where the notebooks draw tasks from
+    max_new_tokens: int    # enough for a 30x30 grid is 930 tokens; smaller profiles cap it
+    max_len: int           # training examples longer than this are dropped
+    budget_s: float        # per-task solver budget
+    workers: int
+    load_in_4bit: bool     # QLoRA, CUDA only
+    batch_size: int
+    lr: float
+    train_steps: int
+
+
+PROFILES = {
+    # CPU, a tiny random model, a handful of tasks: seconds, for CI and papermill smoke
+    "smoke": Profile("smoke", "tiny", 4, "arc1/train", 24, 2048, 10.0, 1, False, 2, 1e-3, 4),
+    # CPU laptop without a GPU: no model worth running, the dsl solver does the work
+    "cpu": Profile("cpu", "tiny", 40, "arc1/eval", 64, 2048, 30.0, 2, False, 2, 1e-3, 20),
+    # Colab T4 (16 GB, no bf16): 0.5B instruct in 4-bit
+    "t4": Profile("t4", "Qwen/Qwen2.5-0.5B-Instruct", 100, "arc1/eval", 1024, 4096, 60.0, 2, True, 4, 2e-4, 500),
+    # A100 40/80 GB: 7B class in 4-bit LoRA
+    "a100": Profile("a100", "Qwen/Qwen2.5-7B-Instruct", 400, "arc1/eval", 1024, 8192, 120.0, 4, True, 8, 1e-4, 2000),
+    # H100 80 GB: 7B in bf16 LoRA, no quantisation needed
+    "h100": Profile("h100", "Qwen/Qwen2.5-7B-Instruct", 400, "arc1/eval", 1024, 8192, 120.0, 8, False, 16, 1e-4, 4000),
+}
+
+
+def detect() -> str:
+    """Pick a profile name from the hardware found."""
+    if importlib.util.find_spec("torch") is None:
+        return "cpu"
+    import torch
+
+    if not torch.cuda.is_available():
+        return "cpu"
+    name = torch.cuda.get_device_name(0).lower()
+    if "h100" in name or "h200" in name:
+        return "h100"
+    if "a100" in name or "l4" in name:
+        return "a100"
+    return "t4"
+
+
+def profile(name: str = "auto", **overrides) -> Profile:
+    """The named profile ("auto" detects), with any field overridden by keyword."""
+    key = detect() if name == "auto" else name
+    if key not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; choose from auto, {', '.join(PROFILES)}")
+    return dataclasses.replace(PROFILES[key], **overrides)
