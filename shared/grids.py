@@ -13,7 +13,7 @@ Grid = np.ndarray
 
 # The dihedral group D8 as index -> (name, forward). Index k < 4 rotates k quarter turns
 # anticlockwise (np.rot90); k >= 4 transposes first, then rotates k-4 quarter turns.
-D8_NAMES = ("identity", "rot90", "rot180", "rot270", "transpose", "flip_lr", "anti_transpose", "flip_ud")
+D8_NAMES = ("identity", "rot90", "rot180", "rot270", "transpose", "flip_ud", "anti_transpose", "flip_lr")
 
 
 def d8(grid: Grid, k: int) -> Grid:

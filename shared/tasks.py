@@ -149,6 +149,10 @@ class TaskSet(list):
         self.name = name
         self.skipped = skipped or []
 
+    def __getitem__(self, index):
+        got = super().__getitem__(index)
+        return TaskSet(got, self.name) if isinstance(index, slice) else got
+
     def by_id(self) -> dict[str, Task]:
         return {t.id: t for t in self}
 
@@ -265,4 +269,5 @@ def training_for(eval_spec: str | TaskSet, train_spec: str | TaskSet = "arc2/tra
     demo_keys = {t.content_key().rsplit("|", len(t.test))[0] for t in ev}
     clean = [t for t in tr if t.id not in ids and t.content_key() not in keys
              and t.content_key().rsplit("|", len(t.test))[0] not in demo_keys]
-    return TaskSet(clean, f"{tr.name} without {ev.name}")
+    name = f"{getattr(tr, 'name', 'tasks')} without {getattr(ev, 'name', 'eval')}"
+    return TaskSet(clean, name)

@@ -1,0 +1,381 @@
+"""Run a solver over a task set within a per-task budget, resumably, into a run folder.
+
+Tasks go to persistent worker processes (the solver is built once per worker, so a model
+loads once); a worker past its budget (plus a grace period) is killed and replaced and the
+task recorded as timed out; a worker that dies is recorded as an error. One JSON line per
+task is appended to DIR/results.jsonl as it finishes, so a killed run resumes where it
+stopped. At the end: submission.json, summary.json, report.html and the closing line
+`solved X/Y tasks (Z%) in T s`. `workers=0` runs in this process (no hard budget).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from shared.grids import to_list
+from shared.scoring import correct_per_test, write_submission
+from shared.solvers import Prediction, Solver, make_solver
+from shared.tasks import Task, TaskError, TaskSet, as_grid, load, strip_test_outputs, task_from_json
+
+RESULTS = "results.jsonl"
+GRACE_S = 5.0  # a solver gets this long past its budget to return before it is killed
+START_TIMEOUT_S = 600.0  # building a solver (loading a model) may take minutes on Colab
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports kB
+
+
+def solve_one(solver: Solver, task: Task, budget_s: float) -> dict:
+    """Solve one (stripped) task in this process; return the result fields a worker sends."""
+    t0 = time.perf_counter()
+    try:
+        pred = solver.solve(task, budget_s)
+        if not isinstance(pred, Prediction):
+            raise TypeError(f"solver returned {type(pred).__name__}, expected Prediction")
+        if len(pred.attempts) != len(task.test):
+            raise ValueError(f"solver returned {len(pred.attempts)} answer lists for {len(task.test)} test inputs")
+        attempts = [[to_list(as_grid(g, f"task {task.id}: answer {i}.{j}")) for j, g in enumerate(cands)]
+                    for i, cands in enumerate(pred.attempts)]
+        out = {"status": "done", "attempts": attempts, "trace": pred.trace, "error": None}
+    except MemoryError:
+        out = {"status": "error", "attempts": None, "trace": {}, "error": "MemoryError"}
+    except Exception as e:  # a solver bug is recorded against its task, the run goes on
+        tb = traceback.format_exc(limit=-3)
+        out = {"status": "error", "attempts": None, "trace": {}, "error": f"{type(e).__name__}: {e}\n{tb}"}
+    out["time_s"] = round(time.perf_counter() - t0, 3)
+    out["peak_rss_mb"] = round(_peak_rss_mb(), 1)
+    return out
+
+
+def _worker(conn, solver_name: str, options: dict, max_mem_gb: float | None) -> None:
+    if max_mem_gb:
+        limit = int(max_mem_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        solver = make_solver(solver_name, **options)
+    except Exception as e:  # reported to the parent, which stops the run with this message
+        conn.send({"status": "fatal", "error": f"cannot build solver {solver_name!r}: {type(e).__name__}: {e}"})
+        return
+    conn.send({"status": "ready", "pid": os.getpid()})
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            return
+        task_json, task_id, budget_s = msg
+        task = task_from_json(task_json, task_id)
+        conn.send(solve_one(solver, task, budget_s))
+
+
+@dataclass
+class _Slot:
+    index: int
+    proc: mp.Process | None = None
+    conn: object = None
+    task: Task | None = None
+    started: float = 0.0
+    ready: bool = False
+    peak_rss_mb: float = 0.0
+    history: list[float] = field(default_factory=list)  # peak RSS of each process this slot ran
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+def read_results(out_dir: str | os.PathLike) -> list[dict]:
+    """Finished task lines of a run folder; a torn last line (killed mid-write) is dropped."""
+    path = Path(out_dir) / RESULTS
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line left unfinished by a killed run, so appended rows start on their own line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def _result_row(task: Task, solver_name: str, worker: int, res: dict) -> dict:
+    attempts = res.get("attempts")
+    status = res["status"]
+    correct = None
+    if status == "done":
+        if task.has_solutions():
+            import numpy as np
+
+            grids = [[np.asarray(g, dtype=np.uint8) for g in c] for c in attempts]
+            correct = correct_per_test(grids, task.test_outputs)
+            status = "solved" if all(correct) else "unsolved"
+        else:
+            status = "unscored"
+    stripped = strip_test_outputs(task)
+    return {
+        "task_id": task.id,
+        "solver": solver_name,
+        "status": status,
+        "time_s": res.get("time_s"),
+        "attempts": attempts or [[] for _ in task.test],
+        "correct": correct,
+        "expected": [to_list(g) for g in task.test_outputs] if task.has_solutions() else None,
+        "task": stripped.to_json(),
+        "trace": res.get("trace") or {},
+        "error": res.get("error"),
+        "worker": worker,
+        "peak_rss_mb": res.get("peak_rss_mb"),
+    }
+
+
+class Runner:
+    """Holds the worker pool; `run` feeds it tasks and writes rows as they finish."""
+
+    def __init__(self, solver_name: str, options: dict, workers: int, max_mem_gb: float | None):
+        self.solver_name, self.options, self.max_mem_gb = solver_name, options, max_mem_gb
+        self.ctx = mp.get_context("spawn")  # no inherited threads or locks; same on macOS
+        self.slots = [_Slot(i) for i in range(workers)]
+
+    def _start(self, slot: _Slot) -> None:
+        parent, child = self.ctx.Pipe()
+        slot.proc = self.ctx.Process(target=_worker, args=(child, self.solver_name, self.options, self.max_mem_gb),
+                                     daemon=True)
+        slot.proc.start()
+        child.close()
+        slot.conn, slot.ready, slot.task, slot.peak_rss_mb = parent, False, None, 0.0
+        slot.started = time.monotonic()
+
+    def _kill(self, slot: _Slot) -> None:
+        if slot.proc is not None:
+            slot.proc.kill()
+            slot.proc.join(5)
+            slot.history.append(slot.peak_rss_mb)
+        slot.proc = None
+
+    def close(self) -> None:
+        for s in self.slots:
+            if s.proc is not None and s.proc.is_alive() and s.ready and s.task is None:
+                try:
+                    s.conn.send(None)
+                    s.proc.join(2)
+                except (BrokenPipeError, OSError):
+                    pass
+            self._kill(s)
+
+    def run(self, tasks: list[Task], budget_s: float, emit) -> None:
+        pending = list(reversed(tasks))
+        for s in self.slots:
+            self._start(s)
+        while pending or any(s.task is not None for s in self.slots):
+            # hand work to idle ready workers
+            for s in self.slots:
+                if s.ready and s.task is None and pending:
+                    s.task = pending.pop()
+                    s.started = time.monotonic()
+                    s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, budget_s))
+            conns = {s.conn: s for s in self.slots if s.proc is not None}
+            for conn in wait(list(conns), timeout=0.2):
+                s = conns[conn]
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):
+                    code = s.proc.exitcode if s.proc else None
+                    if s.task is not None:
+                        emit(s.task, s.index, {"status": "error", "time_s": round(time.monotonic() - s.started, 3),
+                                               "error": f"worker died (exit code {code}): crash or out of memory",
+                                               "peak_rss_mb": s.peak_rss_mb or None})
+                    elif not s.ready:
+                        raise BenchError(f"worker for solver {self.solver_name!r} died while starting "
+                                         f"(exit code {code})") from None
+                    self._kill(s)
+                    self._start(s)
+                    continue
+                if msg["status"] == "fatal":
+                    raise BenchError(msg["error"])
+                if msg["status"] == "ready":
+                    s.ready = True
+                    continue
+                s.peak_rss_mb = max(s.peak_rss_mb, msg.get("peak_rss_mb") or 0.0)
+                task, s.task = s.task, None
+                emit(task, s.index, msg)
+            now = time.monotonic()
+            for s in self.slots:
+                if s.task is not None and now - s.started > budget_s + GRACE_S:
+                    emit(s.task, s.index, {"status": "timeout", "time_s": round(now - s.started, 3),
+                                           "error": f"over budget ({budget_s:g} s): worker killed",
+                                           "peak_rss_mb": s.peak_rss_mb or None})
+                    self._kill(s)
+                    self._start(s)
+                elif not s.ready and s.proc is not None and now - s.started > START_TIMEOUT_S:
+                    raise BenchError(f"solver {self.solver_name!r} did not start within {START_TIMEOUT_S:g} s")
+
+    def peak_rss_per_worker(self) -> list[float]:
+        return [round(max([s.peak_rss_mb, *s.history]), 1) for s in self.slots]
+
+
+def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | Solver = "identity",
+        budget_s: float = 30.0, workers: int = 1, options: dict | None = None,
+        max_mem_gb: float | None = None, progress: bool = True, tasks_name: str | None = None) -> dict:
+    """Solve every task not already in out_dir/results.jsonl; write the run folder; return
+    the summary. `solver` is a registered name, or a built solver object (runs in-process)."""
+    from tqdm.auto import tqdm
+
+    from shared.report import write_report
+
+    options = options or {}
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    solver_name = solver if isinstance(solver, str) else getattr(solver, "name", type(solver).__name__)
+    meta_path = out / "run.json"
+    meta = {"solver": solver_name, "tasks": tasks_name or getattr(tasks, "name", ""), "options": options}
+    if meta_path.exists():
+        old = json.loads(meta_path.read_text())
+        if old.get("solver") != solver_name or old.get("tasks") != meta["tasks"]:
+            raise BenchError(f"{out} holds a run of solver {old.get('solver')!r} on {old.get('tasks')!r}; "
+                             f"choose another --out for {solver_name!r} on {meta['tasks']!r}")
+    meta_path.write_text(json.dumps(meta, indent=1))
+
+    _drop_torn_tail(out / RESULTS)
+    by_id = {t.id: t for t in tasks}
+    done = {r["task_id"]: r for r in read_results(out) if r["task_id"] in by_id}
+    todo = [t for t in tasks if t.id not in done]
+    t0 = time.perf_counter()
+    bar = tqdm(total=len(tasks), initial=len(done), desc=f"{solver_name}", unit="task", disable=not progress,
+               file=sys.stderr, dynamic_ncols=True)
+    solved = [sum(r["status"] == "solved" for r in done.values())]
+    with open(out / RESULTS, "a") as f:
+        def emit(task: Task, worker: int, res: dict) -> None:
+            row = _result_row(task, solver_name, worker, res)
+            f.write(json.dumps(row, separators=(",", ":")) + "\n")
+            f.flush()
+            done[task.id] = row
+            solved[0] += row["status"] == "solved"
+            bar.update(1)
+            bar.set_postfix(solved=solved[0])
+
+        if not isinstance(solver, str) or workers == 0:
+            built = make_solver(solver, **options) if isinstance(solver, str) else solver
+            for t in todo:
+                emit(t, 0, solve_one(built, strip_test_outputs(t), budget_s))
+            peaks = [round(_peak_rss_mb(), 1)]
+        else:
+            runner = Runner(solver_name, options, max(1, min(workers, len(todo) or 1)), max_mem_gb)
+            try:
+                if todo:
+                    runner.run(todo, budget_s, emit)
+            finally:
+                runner.close()
+            peaks = runner.peak_rss_per_worker()
+    bar.close()
+    wall = time.perf_counter() - t0
+    rows = [done[t.id] for t in tasks if t.id in done]
+    summary = summarise(rows, solver_name, meta["tasks"], budget_s, workers, wall, peaks)
+    write_submission(out / "submission.json",
+                     {r["task_id"]: [[as_grid(g) for g in c] for c in r["attempts"]] for r in rows}, list(tasks))
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_report(out)
+    return summary
+
+
+def summarise(rows: list[dict], solver: str, tasks_name: str, budget_s: float, workers: int,
+              wall_s: float, peaks: list[float]) -> dict:
+    times = sorted(r["time_s"] or 0.0 for r in rows)
+    statuses: dict[str, int] = {}
+    for r in rows:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    n = len(rows)
+    solved = statuses.get("solved", 0)
+    scored = n - statuses.get("unscored", 0)
+    return {
+        "solver": solver,
+        "tasks": tasks_name,
+        "n_tasks": n,
+        "solved": solved,
+        "pass_at_2": round(solved / n, 4) if n else 0.0,
+        "scored": scored,
+        "statuses": statuses,
+        "budget_s": budget_s,
+        "workers": workers,
+        "wall_s": round(wall_s, 2),
+        "time_per_task_s": {"mean": round(sum(times) / n, 3) if n else 0.0,
+                            "median": times[n // 2] if n else 0.0, "max": times[-1] if n else 0.0},
+        "peak_rss_mb_per_worker": peaks,
+        "peak_rss_mb": max(peaks) if peaks else 0.0,
+    }
+
+
+def closing_line(summary: dict) -> str:
+    n, s = summary["n_tasks"], summary["solved"]
+    return f"solved {s}/{n} tasks ({100 * s / n if n else 0:.1f}%) in {summary['wall_s']:.1f} s"
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m shared solve", description="Run a solver over a task set.")
+    p.add_argument("--solver", default="dsl", help="solver name (default: dsl; identity, model, ...)")
+    p.add_argument("--tasks", required=True, help="arc1/train, arc1/eval, arc2/train, arc2/eval, a folder, "
+                                                  "a task file or a Kaggle challenges file")
+    p.add_argument("--solutions", help="Kaggle solutions file for a challenges file")
+    p.add_argument("--limit", type=int, help="only the first N tasks (sorted by id)")
+    p.add_argument("--ids", help="comma-separated task ids to run")
+    p.add_argument("--budget-s", type=float, default=30.0, help="per-task time budget in seconds (default 30)")
+    p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)),
+                   help="worker processes (default: 2 or the cores there are; 0 = in this process)")
+    p.add_argument("--max-mem-gb", type=float, help="address-space limit per worker (GB)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="solver option, JSON value (e.g. --option model=tiny --option max_new_tokens=64)")
+    p.add_argument("--lenient", action="store_true", help="skip malformed tasks (listed) instead of stopping")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--out", required=True, help="run folder (resumed if it exists)")
+    args = p.parse_args(argv)
+    options = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            p.error(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    try:
+        tasks = load(args.tasks, solutions=args.solutions, lenient=args.lenient)
+    except TaskError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for problem in tasks.skipped:
+        print(f"skipped: {problem}", file=sys.stderr)
+    if args.ids:
+        wanted = args.ids.split(",")
+        missing = [i for i in wanted if i not in tasks.by_id()]
+        if missing:
+            print(f"error: task ids not in {args.tasks}: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        tasks = TaskSet([t for t in tasks if t.id in wanted], tasks.name)
+    if args.limit is not None:
+        tasks = TaskSet(tasks[: args.limit], tasks.name)
+    try:
+        summary = run(tasks, args.out, args.solver, args.budget_s, args.workers, options, args.max_mem_gb,
+                      progress=not args.no_progress, tasks_name=args.tasks)
+    except (BenchError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(closing_line(summary))
+    return 0

@@ -1,0 +1,153 @@
+"""Reports of a run: a self-contained report.html and matplotlib plots for notebooks.
+
+report.html embeds the run's rows as JSON and draws every task (demos, test input,
+candidates, expected) with a few lines of inline JavaScript, so it opens offline from disk;
+filter buttons show solved / unsolved / timed-out tasks. The plot functions draw tasks and
+summarise accuracy and error kinds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from shared.scoring import error_kind
+
+# ARC's usual palette, colour 0-9
+PALETTE = ["#000000", "#0074D9", "#FF4136", "#2ECC40", "#FFDC00",
+           "#AAAAAA", "#F012BE", "#FF851B", "#7FDBFF", "#870C25"]
+
+_TEMPLATE = Path(__file__).parent / "templates" / "report.html"
+
+
+def write_report(run_dir: str | os.PathLike, rows: list[dict] | None = None, summary: dict | None = None) -> Path:
+    """Write run_dir/report.html from its results.jsonl and summary.json."""
+    from shared.bench import read_results
+
+    run = Path(run_dir)
+    rows = read_results(run) if rows is None else rows
+    if summary is None and (run / "summary.json").exists():
+        summary = json.loads((run / "summary.json").read_text())
+    summary = summary or {}
+    title = f"{summary.get('solver', 'run')} on {summary.get('tasks', run.name)}"
+    n = len(rows)
+    solved = sum(r["status"] == "solved" for r in rows)
+    text = (f"solved {solved}/{n} tasks ({100 * solved / n if n else 0:.1f}%) · budget "
+            f"{summary.get('budget_s', '?')} s · {summary.get('workers', '?')} workers · wall "
+            f"{summary.get('wall_s', '?')} s · peak RSS {summary.get('peak_rss_mb', '?')} MB")
+    # '</' inside embedded JSON would end the script element early
+    data = json.dumps(rows, separators=(",", ":")).replace("</", "<\\/")
+    page = (_TEMPLATE.read_text().replace("__TITLE__", html.escape(title)).replace("__SUMMARY__", html.escape(text))
+            .replace("__PALETTE__", json.dumps(PALETTE)).replace("__ROWS__", data))
+    path = run / "report.html"
+    path.write_text(page)
+    return path
+
+
+# -- matplotlib views for notebooks --------------------------------------------------------
+
+def _cmap():
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    return ListedColormap(PALETTE), BoundaryNorm(np.arange(-0.5, 10.5, 1), 10)
+
+
+def draw_grid(ax, grid, title: str = "") -> None:
+    cmap, norm = _cmap()
+    g = np.asarray(grid)
+    ax.imshow(g, cmap=cmap, norm=norm, interpolation="nearest")
+    ax.set_xticks(np.arange(-0.5, g.shape[1], 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, g.shape[0], 1), minor=True)
+    ax.grid(which="minor", color="#555", linewidth=0.3)
+    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
+    ax.set_title(title, fontsize=8)
+
+
+def draw_task(task, answers: list | None = None):
+    """A figure of a task: demo pairs in columns, then the test inputs (and given answers)."""
+    import matplotlib.pyplot as plt
+
+    cols = len(task.train) + len(task.test)
+    fig, axes = plt.subplots(2, cols, figsize=(2 * cols, 4.2), squeeze=False)
+    for i, p in enumerate(task.train):
+        draw_grid(axes[0][i], p.input, f"demo {i} in")
+        draw_grid(axes[1][i], p.output, "out")
+    for j, p in enumerate(task.test):
+        c = len(task.train) + j
+        draw_grid(axes[0][c], p.input, f"test {j} in")
+        shown = p.output if answers is None else (answers[j] if j < len(answers) else None)
+        if shown is not None:
+            draw_grid(axes[1][c], shown, "expected" if answers is None else "answer")
+        else:
+            axes[1][c].axis("off")
+    fig.suptitle(task.id)
+    fig.tight_layout()
+    return fig
+
+
+def error_kinds(rows: list[dict]) -> Counter:
+    """Per test input: correct / wrong size / wrong cells / unparseable / no answer / timeout / error."""
+    kinds: Counter = Counter()
+    for r in rows:
+        if r["status"] in ("timeout", "error"):
+            kinds[r["status"]] += len(r["task"]["test"])
+            continue
+        if r.get("expected") is None:
+            continue
+        parsed = (r.get("trace") or {}).get("parsed")
+        for i, exp in enumerate(r["expected"]):
+            cands = [np.asarray(g) for g in r["attempts"][i]]
+            kind = error_kind(cands, np.asarray(exp))
+            if kind == "no answer" and parsed is not None and not any(parsed[i]):
+                kind = "unparseable"
+            kinds[kind] += 1
+    return kinds
+
+
+def plot_run(rows: list[dict], title: str = ""):
+    """Two panels: tasks by status, and test inputs by error kind."""
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+    status = Counter(r["status"] for r in rows)
+    a.bar(list(status), list(status.values()), color="#0074D9")
+    a.set_title(f"tasks by status (n={len(rows)})")
+    kinds = error_kinds(rows)
+    b.bar(list(kinds), list(kinds.values()), color="#FF851B")
+    b.set_title("test inputs by outcome")
+    b.tick_params(axis="x", rotation=20)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_accuracy(results: dict[str, float], title: str = "pass@2"):
+    """A bar per named run (e.g. {"zero-shot": 0.02, "after SFT": 0.10})."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.4 * len(results) + 2, 3))
+    bars = ax.bar(list(results), [100 * v for v in results.values()], color="#2ECC40")
+    ax.bar_label(bars, fmt="%.1f%%")
+    ax.set_ylabel("% of tasks")
+    ax.set_ylim(0, max(100 * max(results.values(), default=0) * 1.25, 5))
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m shared report", description="Rewrite report.html of a run folder.")
+    p.add_argument("run_dir")
+    args = p.parse_args(argv)
+    if not (Path(args.run_dir) / "results.jsonl").exists():
+        print(f"error: {args.run_dir}: no results.jsonl (not a run folder)")
+        return 2
+    print(write_report(args.run_dir))
+    return 0

@@ -1,0 +1,34 @@
+"""Shared fixtures: small tasks this project writes itself, and a folder to write them to."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def task_dict(solvable: bool = True) -> dict:
+    """A two-demo task: every answer is the 2x2 block [[1,2],[3,4]] (so the scripted
+    solver's 'first demo output' is right when solvable)."""
+    block = [[1, 2], [3, 4]]
+    return {
+        "train": [{"input": [[0, 1], [1, 0]], "output": block},
+                  {"input": [[5, 5, 5]], "output": block}],
+        "test": [{"input": [[7]], "output": block if solvable else [[9]]}],
+    }
+
+
+@pytest.fixture
+def task_folder(tmp_path):
+    """Write tasks by id into a folder; returns (folder, write) where write(id, dict)."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+
+    def write(task_id: str, data: dict | None = None) -> None:
+        (folder / f"{task_id}.json").write_text(json.dumps(data or task_dict()))
+
+    return folder, write
