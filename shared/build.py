@@ -1,0 +1,120 @@
+"""Notebooks from builders: `python -m shared build` writes notebooks/ from builders/*.py.
+
+Builders are jupytext percent-format scripts. The build is deterministic (same source, same
+bytes): no outputs, cell ids from position, fixed metadata (Python 3 kernel, Colab with a GPU
+accelerator). Every notebook gets a first cell naming its builder and saying it is generated,
+and the standard setup cell right after its papermill `parameters` cell, so no builder repeats
+the Colab/local set-up code. `--check` fails if a committed notebook differs from its build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILDERS = REPO / "builders"
+NOTEBOOKS = REPO / "notebooks"
+
+# Where Colab clones the suite from; a fork changes REPO_URL in the parameters cell.
+SETUP_CELL = '''\
+# Setup: on Colab, clone the suite and install what Colab lacks; locally, use this checkout.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = "/content/arc-suite"
+    if not os.path.exists(REPO):
+        subprocess.run(["git", "clone", "--depth", "1", REPO_URL, REPO], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{REPO}/requirements.txt"], check=True)
+else:
+    REPO = os.path.abspath(".." if os.path.basename(os.getcwd()) == "notebooks" else ".")
+os.chdir(REPO)
+if REPO not in sys.path:
+    sys.path.insert(0, REPO)'''
+
+METADATA = {
+    "accelerator": "GPU",
+    "colab": {"gpuType": "T4", "provenance": []},
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+
+
+class BuildError(ValueError):
+    pass
+
+
+def build_notebook(builder: Path):
+    """The notebook (nbformat node) for one builder script."""
+    import jupytext
+    import nbformat
+
+    src = jupytext.reads(builder.read_text(), fmt="py:percent")
+    rel = builder.relative_to(REPO) if builder.is_relative_to(REPO) else builder
+    note = (f"*Generated from `{rel.as_posix()}` by `python -m shared build` - do not edit; "
+            "edit the builder and rebuild.*")
+    cells = [nbformat.v4.new_markdown_cell(note)]
+    has_parameters = False
+    for cell in src.cells:
+        tags = list(cell.metadata.get("tags", []))
+        if cell.cell_type == "markdown":
+            new = nbformat.v4.new_markdown_cell(cell.source)
+        else:
+            new = nbformat.v4.new_code_cell(cell.source)
+            if tags:
+                new.metadata["tags"] = tags
+        cells.append(new)
+        if "parameters" in tags:
+            has_parameters = True
+            cells.append(nbformat.v4.new_code_cell(SETUP_CELL))
+    if not has_parameters:
+        raise BuildError(f"{builder}: no cell tagged 'parameters' (papermill needs one: `# %% tags=[\"parameters\"]`)")
+    for i, c in enumerate(cells):
+        c.id = f"cell-{i:02d}"
+    nb = nbformat.v4.new_notebook(cells=cells, metadata=dict(METADATA))
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nbformat.validate(nb)
+    return nb
+
+
+def notebook_text(builder: Path) -> str:
+    import nbformat
+
+    return nbformat.writes(build_notebook(builder)) + "\n"
+
+
+def builders() -> list[Path]:
+    return sorted(p for p in BUILDERS.glob("[0-9]*.py"))
+
+
+def build_all(check: bool = False) -> list[str]:
+    """Write (or with check, compare) every notebook; returns the names that changed."""
+    NOTEBOOKS.mkdir(exist_ok=True)
+    changed = []
+    for b in builders():
+        target = NOTEBOOKS / (b.stem + ".ipynb")
+        text = notebook_text(b)
+        if not target.exists() or target.read_text() != text:
+            changed.append(target.name)
+            if not check:
+                target.write_text(text)
+    return changed
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m shared build", description="Write notebooks/ from builders/.")
+    p.add_argument("--check", action="store_true", help="write nothing; fail if a notebook is out of date")
+    args = p.parse_args(argv)
+    try:
+        changed = build_all(check=args.check)
+    except BuildError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.check and changed:
+        print(f"out of date: {', '.join(changed)} (run python -m shared build)", file=sys.stderr)
+        return 1
+    print(f"{len(builders())} notebooks, {len(changed)} {'stale' if args.check else 'written'}")
+    return 0

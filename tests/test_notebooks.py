@@ -1,0 +1,47 @@
+"""Builders -> notebooks -> papermill: deterministic builds and a smoke run of every notebook."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shared import build, smoke
+
+
+def test_build_is_byte_identical_and_committed_notebooks_are_current():
+    for b in build.builders():
+        assert build.notebook_text(b) == build.notebook_text(b)
+    assert build.build_all(check=True) == [], "notebooks/ is stale: run python -m shared build"
+
+
+def test_notebook_shape():
+    for b in build.builders():
+        nb = json.loads(build.notebook_text(b))
+        cells = nb["cells"]
+        assert "do not edit" in "".join(cells[0]["source"]) and b.name in "".join(cells[0]["source"])
+        assert cells[1]["cell_type"] == "markdown" and "".join(cells[1]["source"]).startswith("# ")
+        params = [i for i, c in enumerate(cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(params) == 1
+        assert 'PROFILE = "auto"' in "".join(cells[params[0]]["source"])
+        assert "google.colab" in "".join(cells[params[0] + 1]["source"])
+        assert all(c.get("outputs", []) == [] for c in cells)
+        assert nb["metadata"]["accelerator"] == "GPU"
+        assert [c["id"] for c in cells] == [f"cell-{i:02d}" for i in range(len(cells))]
+
+
+def test_builder_without_parameters_cell_is_refused(tmp_path):
+    b = tmp_path / "99_bad.py"
+    b.write_text("# %%\nx = 1\n")
+    with pytest.raises(build.BuildError, match="no cell tagged 'parameters'"):
+        build.build_notebook(b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", sorted(build.NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_notebook_runs_under_smoke_profile(notebook):
+    out = smoke.run_notebook(notebook)
+    executed = json.loads(out.read_text())
+    errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors == []
+    assert executed["cells"][2]["source"]  # papermill injected or kept the parameters
