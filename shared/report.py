@@ -38,8 +38,9 @@ def write_report(run_dir: str | os.PathLike, rows: list[dict] | None = None, sum
     title = f"{summary.get('solver', 'run')} on {summary.get('tasks', run.name)}"
     n = len(rows)
     solved = sum(r["status"] == "solved" for r in rows)
+    workers = summary.get("workers", "?")
     text = (f"solved {solved}/{n} tasks ({100 * solved / n if n else 0:.1f}%) · budget "
-            f"{summary.get('budget_s', '?')} s · {summary.get('workers', '?')} workers · wall "
+            f"{summary.get('budget_s', '?')} s · {'in-process' if workers == 0 else f'{workers} workers'} · wall "
             f"{summary.get('wall_s', '?')} s · peak RSS {summary.get('peak_rss_mb', '?')} MB")
     # '</' inside embedded JSON would end the script element early
     data = json.dumps(rows, separators=(",", ":")).replace("</", "<\\/")
