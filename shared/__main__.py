@@ -16,6 +16,10 @@ COMMANDS = {
     "smoke": ("shared.smoke", "run every notebook under papermill with PROFILE='smoke'"),
     "report": ("shared.report", "rewrite report.html for a run folder"),
     "serve": ("shared.web", "serve the solve-by-hand and run-browser page on 127.0.0.1"),
+    "curate": ("shared.agents.curate", "chunk tasks (test outputs stripped) into files for coding agents"),
+    "verify": ("shared.agents.verify", "verify agents' solve() programs in the sandbox; union and report"),
+    "synth": ("shared.agents.synth", "program synthesis with a language model: sample, verify, revise"),
+    "sandbox-bench": ("shared.sandbox.bench", "program verifications per second: sandbox vs plain exec"),
 }
 
 

@@ -48,6 +48,7 @@ _REGISTRY: dict[str, str] = {
     "identity": "shared.solvers.identity:IdentitySolver",
     "model": "shared.solvers.model:ModelSolver",
     "dsl": "shared.solvers.dsl:DslSolver",
+    "programs": "shared.solvers.programs:ProgramsSolver",
 }
 
 
