@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import socket
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self, address):
+    """Tests never reach the network: a connection anywhere but this machine fails loudly."""
+    host = address[0] if isinstance(address, tuple) else None
+    if host is not None:
+        try:
+            local = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            local = False
+        if not local:
+            raise OSError(f"test tried to reach {address!r}: tests must run offline")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
 
 def task_dict(solvable: bool = True) -> dict:

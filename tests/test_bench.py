@@ -111,3 +111,10 @@ def test_cli_bad_task_file_is_one_line_error(tmp_path):
     err = res.stderr.strip().splitlines()
     assert len(err) == 1
     assert "bad.json" in err[0] and "train pair 0 input" in err[0] and "not rectangular" in err[0]
+
+
+def test_network_is_blocked_in_tests():
+    import socket
+
+    with pytest.raises(OSError, match="tests must run offline"):
+        socket.create_connection(("192.0.2.1", 80), timeout=1)
