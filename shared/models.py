@@ -165,11 +165,6 @@ def greedy_generate(model, tokenizer, prompt: str, max_new_tokens: int, max_time
 
     Returns the new text only, special tokens removed.
     """
-    enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(model.device)
-    with torch.inference_mode():
-        out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False, max_time=max_time,
-                             pad_token_id=tokenizer.pad_token_id,
-                             # hub generation configs ship sampling knobs and a repetition penalty
-                             # (Qwen2.5: 1.05) that would push greedy decoding off repetitive grids
-                             temperature=None, top_p=None, top_k=None, repetition_penalty=1.0)
-    return tokenizer.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+    from shared.decoding import generate_batch
+
+    return generate_batch(model, tokenizer, [prompt], max_new_tokens, max_time)[0]
