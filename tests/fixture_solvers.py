@@ -32,3 +32,20 @@ class ScriptedSolver:
             hog = np.ones((8, 2**30), dtype=np.uint8)  # 8 GB: over any --max-mem-gb the test sets
             return Prediction([[hog[:1, :1]] for _ in task.test])
         return Prediction([[task.train[0].output] for _ in task.test], {"program": "def solve(I):\n    return I\n"})
+
+
+class ConstSolver:
+    """The same candidate grids for every test input (for ensemble tests)."""
+
+    name = "const"
+
+    def __init__(self, grids: list, program: str | None = None, sleep_s: float = 0.0):
+        self.grids = [np.array(g, dtype=np.uint8) for g in grids]
+        self.program, self.sleep_s = program, sleep_s
+        self.budgets: list[float | None] = []
+
+    def solve(self, task: Task, budget_s: float | None) -> Prediction:
+        self.budgets.append(budget_s)
+        time.sleep(self.sleep_s)
+        trace = {"program": self.program} if self.program else {}
+        return Prediction([list(self.grids) for _ in task.test], trace)

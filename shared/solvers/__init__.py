@@ -38,6 +38,9 @@ class Prediction:
 
 
 class Solver(Protocol):
+    """budget_s: seconds this call may use (None: no limit). A solver should return within it;
+    the runner kills a worker that overruns by more than a grace period."""
+
     name: str
 
     def solve(self, task: Task, budget_s: float) -> Prediction: ...
@@ -49,6 +52,7 @@ _REGISTRY: dict[str, str] = {
     "model": "shared.solvers.model:ModelSolver",
     "dsl": "shared.solvers.dsl:DslSolver",
     "programs": "shared.solvers.programs:ProgramsSolver",
+    "ensemble": "shared.solvers.ensemble:EnsembleSolver",
 }
 
 
