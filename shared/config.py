@@ -26,19 +26,30 @@ class Profile:
     batch_size: int
     lr: float
     train_steps: int
+    solvers: tuple[str, ...] = ("dsl",)  # the benchmark ensemble, verified solvers first
+    n_views: int = 2       # augmented views per test input for the model solver
 
 
 PROFILES = {
     # CPU, a tiny random model, a handful of tasks: seconds, for CI and papermill smoke
-    "smoke": Profile("smoke", "tiny", 4, "arc1/train", 24, 2048, 10.0, 1, False, 2, 1e-3, 4),
+    "smoke": Profile("smoke", model="tiny", n_tasks=4, task_set="arc1/train", max_new_tokens=24, max_len=2048,
+                     budget_s=4.0, workers=1, load_in_4bit=False, batch_size=2, lr=1e-3, train_steps=4,
+                     solvers=("dsl", "model"), n_views=4),
     # CPU laptop without a GPU: no model worth running, the dsl solver does the work
-    "cpu": Profile("cpu", "tiny", 40, "arc1/eval", 64, 2048, 30.0, 2, False, 2, 1e-3, 20),
+    "cpu": Profile("cpu", model="tiny", n_tasks=40, task_set="arc1/eval", max_new_tokens=64, max_len=2048,
+                   budget_s=30.0, workers=2, load_in_4bit=False, batch_size=2, lr=1e-3, train_steps=20),
     # Colab T4 (16 GB, no bf16): 0.5B instruct in 4-bit
-    "t4": Profile("t4", "Qwen/Qwen2.5-0.5B-Instruct", 100, "arc1/eval", 1024, 4096, 60.0, 2, True, 4, 2e-4, 500),
+    "t4": Profile("t4", model="Qwen/Qwen2.5-0.5B-Instruct", n_tasks=100, task_set="arc1/eval", max_new_tokens=1024,
+                  max_len=4096, budget_s=60.0, workers=2, load_in_4bit=True, batch_size=4, lr=2e-4, train_steps=500,
+                  solvers=("dsl", "model"), n_views=8),
     # A100 40/80 GB: 7B class in 4-bit LoRA
-    "a100": Profile("a100", "Qwen/Qwen2.5-7B-Instruct", 400, "arc1/eval", 1024, 8192, 120.0, 4, True, 8, 1e-4, 2000),
+    "a100": Profile("a100", model="Qwen/Qwen2.5-7B-Instruct", n_tasks=400, task_set="arc1/eval", max_new_tokens=1024,
+                    max_len=8192, budget_s=120.0, workers=4, load_in_4bit=True, batch_size=8, lr=1e-4,
+                    train_steps=2000, solvers=("dsl", "model"), n_views=8),
     # H100 80 GB: 7B in bf16 LoRA, no quantisation needed
-    "h100": Profile("h100", "Qwen/Qwen2.5-7B-Instruct", 400, "arc1/eval", 1024, 8192, 120.0, 8, False, 16, 1e-4, 4000),
+    "h100": Profile("h100", model="Qwen/Qwen2.5-7B-Instruct", n_tasks=400, task_set="arc1/eval", max_new_tokens=1024,
+                    max_len=8192, budget_s=120.0, workers=8, load_in_4bit=False, batch_size=16, lr=1e-4,
+                    train_steps=4000, solvers=("dsl", "model"), n_views=16),
 }
 
 

@@ -66,3 +66,15 @@ class EnsembleSolver:
         if program:
             trace["program"] = program
         return Prediction(attempts, trace)
+
+
+def profile_options(profile, model: str | None = None, solvers: tuple[str, ...] | None = None) -> dict:
+    """EnsembleSolver options for a hardware profile (`shared.config.profile`): its members and
+    the model member's settings (the profile's model unless `model` names another)."""
+    names = list(solvers or profile.solvers)
+    options: dict[str, dict] = {}
+    if "model" in names:
+        options["model"] = {"model": model or profile.model, "max_new_tokens": profile.max_new_tokens,
+                            "n_views": profile.n_views, "load_in_4bit": profile.load_in_4bit,
+                            "batch_size": profile.batch_size}
+    return {"members": names, "options": options}

@@ -1,0 +1,87 @@
+# %% [markdown]
+# # 06 · Full benchmark into submission.json
+#
+# The whole evaluation set through the profile's ensemble: on a CPU the DSL program search;
+# on a GPU the program search first (its answers reproduce every demo), then the language
+# model with augmented views ranked by product of experts. The run is resumable: rerun the
+# notebook after a disconnect and finished tasks are skipped.
+#
+# **You will learn to**
+# - run an ensemble of solvers over an evaluation set with an enforced per-task budget;
+# - read which solver produced each answer, and where the time went;
+# - produce and check a Kaggle `submission.json`.
+
+# %% tags=["parameters"]
+PROFILE = "auto"  # smoke | cpu | t4 | a100 | h100 | auto
+TASKS = ""  # empty: arc1/eval, or the task set of the smoke profile; or arc2/eval, a folder, a challenges file
+N_TASKS = 0  # 0: every task (smoke: the number of the profile)
+SOLVERS = ""  # empty: the ensemble of the profile; or comma separated, such as dsl,model
+MODEL = ""  # empty: the model of the profile; a hub id or a folder with a fine-tuned model
+BUDGET_S = 0.0  # 0: the budget of the profile, per task
+OUT = "outputs/06_benchmark"
+REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
+
+# %%
+import json
+from collections import Counter
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from shared import bench, config, report, scoring, tasks
+from shared.solvers.ensemble import profile_options
+
+P = config.profile(PROFILE)
+task_set = TASKS or (P.task_set if P.name == "smoke" else "arc1/eval")
+task_list = tasks.load(task_set)
+n = N_TASKS or (P.n_tasks if P.name == "smoke" else len(task_list))
+task_list = task_list[:n]
+ensemble = profile_options(P, model=MODEL or None, solvers=tuple(SOLVERS.split(",")) if SOLVERS else None)
+budget = BUDGET_S or P.budget_s
+# a model member loads its weights once per worker: on a GPU one worker holds the model
+workers = 1 if "model" in ensemble["members"] else P.workers
+print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, ensemble {ensemble['members']}, "
+      f"{budget:g} s per task, {workers} workers")
+
+# %% [markdown]
+# ## Run
+# One line per task lands in `results.jsonl` as it finishes; the run folder also gets
+# `submission.json`, `summary.json` and `report.html`.
+
+# %%
+summary = bench.run(task_list, OUT, "ensemble", budget_s=budget, workers=workers, options=ensemble,
+                    tasks_name=task_set)
+print(bench.closing_line(summary))
+
+# %% [markdown]
+# ## Which solver answered, and how long tasks took
+
+# %%
+rows = bench.read_results(OUT)
+by_solver = Counter((r["trace"].get("solver") or "none", r["status"]) for r in rows)
+print({f"{s} / {status}": k for (s, status), k in sorted(by_solver.items())})
+fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+times = [r["time_s"] or 0 for r in rows]
+a.hist(times, bins=20, color="#0074D9")
+a.set_xlabel("seconds per task")
+a.set_title(f"time per task (budget {budget:g} s)")
+solved_by = Counter(r["trace"].get("solver") or "none" for r in rows if r["status"] == "solved")
+b.bar(list(solved_by) or ["none"], list(solved_by.values()) or [0], color="#2ECC40")
+b.set_title("solved tasks by the solver of attempt 1")
+fig.tight_layout()
+plt.show()
+report.plot_run(rows, title=f"{'+'.join(ensemble['members'])} on {task_set}")
+plt.show()
+
+# %% [markdown]
+# ## The submission file
+# Every task id, one entry per test input in order, both attempts: what Kaggle checks.
+
+# %%
+sub_path = Path(OUT) / "submission.json"
+submission = scoring.read_submission(sub_path)
+problems = scoring.validate_submission(submission, task_list)
+print(f"{sub_path}: {len(submission)} tasks, {len(problems)} problems {problems[:3]}")
+if all(t.has_solutions() for t in task_list):
+    print(scoring.score_submission(submission, task_list).line())
+print(json.dumps(summary, indent=1)[:600])
