@@ -1,0 +1,114 @@
+"""Colour primitives: keep or remove a colour, frequency-based picks, masks and recolour maps.
+
+Marker colours (10+) are produced by `mask` and resolved by a final learned `recolor`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import MARKER, Grid
+
+
+def colour_counts(g: Grid) -> np.ndarray:
+    """Cells per colour, indexed 0..MARKER+5."""
+    return np.bincount(g.ravel(), minlength=MARKER + 6)
+
+
+def background(g: Grid) -> int:
+    """The background colour: the most frequent one (ties to the lowest)."""
+    return int(np.argmax(colour_counts(g)))
+
+
+def _ranked_colours(g: Grid) -> list[int]:
+    counts = colour_counts(g)
+    present = [c for c in range(1, len(counts)) if counts[c]]
+    return sorted(present, key=lambda c: (-counts[c], c))
+
+
+@primitive(cost=2, params="colours")
+def keep_colour(g: Grid, c: int) -> Grid | None:
+    """Keep only the cells of colour c; everything else becomes 0."""
+    if c == 0 or not (g == c).any():
+        return None
+    return np.where(g == c, g, 0).astype(np.uint8)
+
+
+@primitive(cost=2, params="colours")
+def remove_colour(g: Grid, c: int) -> Grid | None:
+    """Turn the cells of colour c into 0."""
+    if c == 0 or not (g == c).any():
+        return None
+    return np.where(g == c, 0, g).astype(np.uint8)
+
+
+@primitive(cost=1)
+def keep_major(g: Grid) -> Grid | None:
+    """Keep only the most frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.where(g == ranked[0], g, 0).astype(np.uint8) if len(ranked) > 1 else None
+
+
+@primitive(cost=1)
+def keep_minor(g: Grid) -> Grid | None:
+    """Keep only the least frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.where(g == ranked[-1], g, 0).astype(np.uint8) if len(ranked) > 1 else None
+
+
+@primitive(cost=1)
+def remove_major(g: Grid) -> Grid | None:
+    """Remove the most frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.where(g == ranked[0], 0, g).astype(np.uint8) if len(ranked) > 1 else None
+
+
+@primitive(cost=1)
+def paint_major(g: Grid) -> Grid | None:
+    """Paint every non-zero cell with the most frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.where(g != 0, ranked[0], 0).astype(np.uint8) if ranked else None
+
+
+@primitive(cost=1)
+def paint_minor(g: Grid) -> Grid | None:
+    """Paint every non-zero cell with the least frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.where(g != 0, ranked[-1], 0).astype(np.uint8) if len(ranked) > 1 else None
+
+
+@primitive(cost=1)
+def mask(g: Grid) -> Grid:
+    """Mark every non-zero cell with the marker colour (for a learned recolour to finish)."""
+    return np.where(g != 0, MARKER, 0).astype(np.uint8)
+
+
+@primitive(cost=1)
+def invert_mask(g: Grid) -> Grid:
+    """Mark every zero cell with the marker colour and clear the rest."""
+    return np.where(g == 0, MARKER, 0).astype(np.uint8)
+
+
+@primitive(cost=1)
+def swap_top_two(g: Grid) -> Grid | None:
+    """Swap the two most frequent non-zero colours."""
+    ranked = _ranked_colours(g)
+    if len(ranked) < 2:
+        return None
+    a, b = ranked[0], ranked[1]
+    return np.where(g == a, b, np.where(g == b, a, g)).astype(np.uint8)
+
+
+@primitive(cost=1)
+def major_colour_cell(g: Grid) -> Grid | None:
+    """A 1x1 grid of the most frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.array([[ranked[0]]], dtype=np.uint8) if ranked else None
+
+
+@primitive(cost=1)
+def minor_colour_cell(g: Grid) -> Grid | None:
+    """A 1x1 grid of the least frequent non-zero colour."""
+    ranked = _ranked_colours(g)
+    return np.array([[ranked[-1]]], dtype=np.uint8) if ranked else None

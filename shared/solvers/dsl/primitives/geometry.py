@@ -1,0 +1,172 @@
+"""Geometry primitives: the dihedral moves, shifts, crops, scaling and tiling of a whole grid.
+
+Background is colour 0 here (the solver normalises a task whose background is another
+colour before searching). A primitive that does not apply to its input returns None.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import MAX_SIDE, Grid
+
+
+def _fits(g: Grid) -> Grid | None:
+    return g if g.shape[0] <= MAX_SIDE and g.shape[1] <= MAX_SIDE else None
+
+
+@primitive(cost=1)
+def rotate90(g: Grid) -> Grid:
+    """Rotate a quarter turn anticlockwise."""
+    return np.ascontiguousarray(np.rot90(g, 1))
+
+
+@primitive(cost=1)
+def rotate180(g: Grid) -> Grid:
+    """Rotate a half turn."""
+    return np.ascontiguousarray(np.rot90(g, 2))
+
+
+@primitive(cost=1)
+def rotate270(g: Grid) -> Grid:
+    """Rotate a quarter turn clockwise."""
+    return np.ascontiguousarray(np.rot90(g, 3))
+
+
+@primitive(cost=1)
+def flip_lr(g: Grid) -> Grid:
+    """Mirror left to right."""
+    return np.ascontiguousarray(g[:, ::-1])
+
+
+@primitive(cost=1)
+def flip_ud(g: Grid) -> Grid:
+    """Mirror top to bottom."""
+    return np.ascontiguousarray(g[::-1, :])
+
+
+@primitive(cost=1)
+def transpose(g: Grid) -> Grid:
+    """Swap rows and columns."""
+    return np.ascontiguousarray(g.T)
+
+
+@primitive(cost=1)
+def anti_transpose(g: Grid) -> Grid:
+    """Reflect in the anti-diagonal."""
+    return np.ascontiguousarray(np.rot90(g, 2).T)
+
+
+@primitive(cost=1.5, params=((-1, 0), (1, 0), (0, -1), (0, 1)))
+def shift(g: Grid, dy: int, dx: int) -> Grid:
+    """Move every cell by (dy, dx), filling with 0 and dropping what leaves the grid."""
+    out = np.zeros_like(g)
+    h, w = g.shape
+    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = g[max(-dy, 0):h - max(dy, 0),
+                                                                  max(-dx, 0):w - max(dx, 0)]
+    return out
+
+
+@primitive(cost=1)
+def crop_content(g: Grid) -> Grid | None:
+    """Crop to the bounding box of the non-zero cells."""
+    ys, xs = np.nonzero(g)
+    if len(ys) == 0:
+        return None
+    return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+@primitive(cost=1)
+def trim(g: Grid) -> Grid | None:
+    """Remove the outermost ring of cells (a frame)."""
+    if g.shape[0] < 3 or g.shape[1] < 3:
+        return None
+    return g[1:-1, 1:-1].copy()
+
+
+@primitive(cost=1)
+def crop_minor(g: Grid) -> Grid | None:
+    """Crop to the bounding box of the least frequent non-zero colour."""
+    counts = np.bincount(g.ravel(), minlength=16)
+    present = [c for c in range(1, 16) if counts[c]]
+    if len(present) < 2:
+        return None
+    return crop_colour(g, min(present, key=lambda c: (counts[c], c)))
+
+
+@primitive(cost=2, params="colours")
+def crop_colour(g: Grid, c: int) -> Grid | None:
+    """Crop to the bounding box of the cells of colour c."""
+    ys, xs = np.nonzero(g == c)
+    if len(ys) == 0 or c == 0:
+        return None
+    return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+@primitive(cost=1.5, params=((2,), (3,), (4,), (5,)))
+def scale_up(g: Grid, k: int) -> Grid | None:
+    """Blow each cell up into a k x k block."""
+    return _fits(np.kron(g, np.ones((k, k), dtype=g.dtype)))
+
+
+@primitive(cost=1.5, params=((2,), (3,)))
+def scale_down(g: Grid, k: int) -> Grid | None:
+    """Keep one cell of each k x k block (the grid must divide exactly)."""
+    h, w = g.shape
+    if h % k or w % k or h == k and w == k:
+        return None
+    return g[::k, ::k].copy()
+
+
+@primitive(cost=1)
+def compress(g: Grid) -> Grid:
+    """Collapse runs of identical rows and identical columns into one."""
+    keep_r = [0] + [i for i in range(1, g.shape[0]) if not np.array_equal(g[i], g[i - 1])]
+    g = g[keep_r]
+    keep_c = [0] + [j for j in range(1, g.shape[1]) if not np.array_equal(g[:, j], g[:, j - 1])]
+    return g[:, keep_c].copy()
+
+
+@primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)))
+def tile(g: Grid, ry: int, rx: int) -> Grid | None:
+    """Repeat the grid ry times down and rx times across."""
+    return _fits(np.tile(g, (ry, rx)))
+
+
+@primitive(cost=1.5)
+def mirror_right(g: Grid) -> Grid | None:
+    """Append the left-right mirror image on the right."""
+    return _fits(np.hstack([g, g[:, ::-1]]))
+
+
+@primitive(cost=1.5)
+def mirror_down(g: Grid) -> Grid | None:
+    """Append the top-bottom mirror image below."""
+    return _fits(np.vstack([g, g[::-1]]))
+
+
+@primitive(cost=1.5)
+def mirror_four(g: Grid) -> Grid | None:
+    """Four mirrored copies: the grid, its mirrors and its half-turn, as a 2x2 kaleidoscope."""
+    top = np.hstack([g, g[:, ::-1]])
+    return _fits(np.vstack([top, top[::-1]]))
+
+
+@primitive(cost=1.5)
+def rotate_four(g: Grid) -> Grid | None:
+    """Four rotated copies of a square grid turning round the centre (a pinwheel)."""
+    if g.shape[0] != g.shape[1]:
+        return None
+    top = np.hstack([g, np.rot90(g, 3)])
+    bottom = np.hstack([np.rot90(g, 1), np.rot90(g, 2)])
+    return _fits(np.vstack([top, bottom]))
+
+
+@primitive(cost=2)
+def self_tile(g: Grid) -> Grid | None:
+    """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
+    h, w = g.shape
+    if h * h > MAX_SIDE or w * w > MAX_SIDE:
+        return None
+    return (np.kron(g != 0, np.ones_like(g)) * np.tile(g, (h, w))).astype(np.uint8)

@@ -1,0 +1,119 @@
+"""Primitives whose arguments are learned from the demos, never enumerated by the search.
+
+The search fits them (see `dsl.fit`): a recolour map, a local rule table, a constant answer,
+and `paint_over`, the layering step that stacks partial results ("pieces") into one grid.
+Each is printed with its learned literal, so a program stays self-contained.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.objects import components
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import MARKER, Grid
+
+OUTSIDE = 15  # the colour a neighbourhood sees beyond the edge of the grid
+
+
+@primitive(search=False)
+def recolor(g: Grid, mapping: dict) -> Grid | None:
+    """Recolour by a map learned from the demos; colours not in the map stay (markers may not)."""
+    table = np.arange(256, dtype=np.uint8)
+    for a, b in mapping.items():
+        table[a] = b
+    out = table[g]
+    return out if out.max() < MARKER else None
+
+
+@primitive(search=False)
+def constant(g: Grid, rows: list) -> Grid:
+    """The same grid whatever the input (for tasks whose demos all answer alike)."""
+    return np.array(rows, dtype=np.uint8)
+
+
+@primitive(search=False)
+def paint_over(g: Grid, top: Grid) -> Grid | None:
+    """Layer `top` over `g`: the non-zero cells of top win."""
+    if g.shape != top.shape:
+        return None
+    return np.where(top != 0, top, g).astype(np.uint8)
+
+
+def _d8(g: Grid, k: int) -> Grid:
+    return np.rot90(g.T if k >= 4 else g, k % 4)
+
+
+@primitive(search=False)
+def arrange(g: Grid, ry: int, rx: int, layout: tuple) -> Grid | None:
+    """An ry x rx block grid of copies of g, each block a dihedral move of g (0-7) or empty (-1)."""
+    h, w = g.shape
+    if any(k >= 0 and _d8(g, k).shape != g.shape for k in layout) or h * ry > 30 or w * rx > 30:
+        return None
+    out = np.zeros((h * ry, w * rx), dtype=np.uint8)
+    for i, k in enumerate(layout):
+        if k >= 0:
+            y, x = divmod(i, rx)
+            out[y * h:(y + 1) * h, x * w:(x + 1) * w] = _d8(g, k)
+    return out
+
+
+def _padded(g: Grid) -> np.ndarray:
+    return np.pad(g, 1, constant_values=OUTSIDE)
+
+
+def _first_seen(g: Grid) -> np.ndarray:
+    """For each cell, the first non-zero colour met looking down, left, up, right (0: none)."""
+    h, w = g.shape
+    out = np.zeros((4, h, w), dtype=np.uint8)
+    for k in range(4):
+        r = np.rot90(g, k)
+        seen = np.zeros_like(r)
+        last = np.zeros(r.shape[1], dtype=np.uint8)
+        for y in range(r.shape[0] - 1, -1, -1):
+            seen[y] = last
+            last = np.where(r[y] != 0, r[y], last)
+        out[k] = np.rot90(seen, -k)
+    return out
+
+
+def features(g: Grid, kind: str) -> np.ndarray:
+    """Per-cell feature vectors (h, w, k) for a local rule of the given kind."""
+    p = _padded(g)
+    h, w = g.shape
+    if kind == "cell":
+        return g[:, :, None]
+    if kind == "cross":
+        return np.stack([g, p[:-2, 1:-1], p[2:, 1:-1], p[1:-1, :-2], p[1:-1, 2:]], axis=-1)
+    if kind == "square":
+        return np.stack([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)], axis=-1)
+    if kind == "count":
+        nz = (p != 0) & (p != OUTSIDE)
+        n = sum(nz[dy:dy + h, dx:dx + w].astype(np.uint8) for dy in range(3) for dx in range(3)) - (g != 0)
+        return np.stack([g, n.astype(np.uint8)], axis=-1)
+    if kind == "rays":
+        return np.concatenate([g[:, :, None], np.moveaxis(_first_seen(g), 0, -1)], axis=-1)
+    if kind in ("objsize", "objrank"):
+        comps = components(g, True, False)
+        sizes = sorted({len(ys) for ys, _ in comps}, reverse=True)
+        info = np.zeros((h, w), dtype=np.uint8)
+        for ys, xs in comps:
+            info[ys, xs] = min(len(ys), 250) if kind == "objsize" else 1 + sizes.index(len(ys))
+        return np.stack([g, info], axis=-1)
+    if kind == "lines":
+        rows = np.array([sorted(set(r.tolist()) - {0})[:1] or [0] for r in g], dtype=np.uint8)
+        cols = np.array([sorted(set(c.tolist()) - {0})[:1] or [0] for c in g.T], dtype=np.uint8)
+        return np.stack([g, np.broadcast_to(rows, (h, w)), np.broadcast_to(cols.T, (h, w))], axis=-1)
+    raise ValueError(f"unknown local rule features {kind!r}")
+
+
+FEATURE_KINDS = ("cell", "count", "cross", "objrank", "objsize", "lines", "rays", "square")
+
+
+@primitive(search=False)
+def local_rule(g: Grid, kind: str, table: dict) -> Grid | None:
+    """Each cell becomes table[its feature tuple] (a learned per-cell rule); unseen ones stay."""
+    f = features(g, kind)
+    keys = map(tuple, f.reshape(-1, f.shape[-1]).tolist())
+    out = np.array([table.get(k, k[0]) for k in keys], dtype=np.uint8).reshape(g.shape)
+    return out if out.max() < MARKER else None

@@ -1,0 +1,270 @@
+"""Object primitives: connected components, their boxes, and picking, sorting and counting them.
+
+An object is the crop of its bounding box holding only its own cells (the rest 0); a box is
+the whole crop of the input under that bounding box. Objects come in reading order of their
+top-left corners, so a pick like `first` is well defined.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid
+
+_N4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+@lru_cache(maxsize=4096)
+def _label(data: bytes, h: int, w: int, diagonal: bool, by_colour: bool) -> tuple:
+    """Components of non-zero cells as tuples of (y, x) cells (cached: the search asks often)."""
+    g = np.frombuffer(data, dtype=np.uint8).reshape(h, w)
+    seen = np.zeros((h, w), dtype=bool)
+    steps = _N8 if diagonal else _N4
+    comps = []
+    for y0, x0 in zip(*np.nonzero(g), strict=True):
+        if seen[y0, x0]:
+            continue
+        colour = g[y0, x0]
+        stack, cells = [(int(y0), int(x0))], []
+        seen[y0, x0] = True
+        while stack:
+            y, x = stack.pop()
+            cells.append((y, x))
+            for dy, dx in steps:
+                ny, nx = y + dy, x + dx
+                if 0 <= ny < h and 0 <= nx < w and not seen[ny, nx] and g[ny, nx] and (
+                        not by_colour or g[ny, nx] == colour):
+                    seen[ny, nx] = True
+                    stack.append((ny, nx))
+        comps.append(tuple(cells))
+    return tuple(comps)
+
+
+def components(g: Grid, diagonal: bool = True, by_colour: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Connected components of non-zero cells as (ys, xs) index arrays, in reading order."""
+    g = np.ascontiguousarray(g, dtype=np.uint8)
+    comps = _label(g.tobytes(), g.shape[0], g.shape[1], diagonal, by_colour)
+    out = [(np.array([c[0] for c in cells]), np.array([c[1] for c in cells])) for cells in comps]
+    out.sort(key=lambda yx: (yx[0].min(), yx[1].min()))
+    return out
+
+
+def _crop_object(g: Grid, ys: np.ndarray, xs: np.ndarray) -> Grid:
+    y0, x0 = ys.min(), xs.min()
+    out = np.zeros((ys.max() - y0 + 1, xs.max() - x0 + 1), dtype=np.uint8)
+    out[ys - y0, xs - x0] = g[ys, xs]
+    return out
+
+
+def _objects(g: Grid, diagonal: bool, by_colour: bool) -> tuple | None:
+    comps = components(g, diagonal, by_colour)
+    if not comps or len(comps) > MAX_PARTS:
+        return None
+    return tuple(_crop_object(g, ys, xs) for ys, xs in comps)
+
+
+@primitive(GRID, GRIDS, cost=1)
+def objects(g: Grid) -> tuple | None:
+    """Objects: 8-connected non-zero regions, any colours."""
+    return _objects(g, True, False)
+
+
+@primitive(GRID, GRIDS, cost=1.5)
+def objects4(g: Grid) -> tuple | None:
+    """Objects: 4-connected non-zero regions, any colours."""
+    return _objects(g, False, False)
+
+
+@primitive(GRID, GRIDS, cost=1.5)
+def colour_objects(g: Grid) -> tuple | None:
+    """Objects: 8-connected regions of one colour each."""
+    return _objects(g, True, True)
+
+
+@primitive(GRID, GRIDS, cost=2)
+def colour_objects4(g: Grid) -> tuple | None:
+    """Objects: 4-connected regions of one colour each."""
+    return _objects(g, False, True)
+
+
+@primitive(GRID, GRIDS, cost=1.5)
+def boxes(g: Grid) -> tuple | None:
+    """The input under each object's bounding box (other colours inside kept)."""
+    comps = components(g, True, False)
+    if not comps or len(comps) > MAX_PARTS:
+        return None
+    return tuple(g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy() for ys, xs in comps)
+
+
+@primitive(GRID, GRIDS, cost=1.5)
+def colour_boxes(g: Grid) -> tuple | None:
+    """The input under the bounding box of each one-colour object (frames give their contents)."""
+    comps = components(g, True, True)
+    if not comps or len(comps) > MAX_PARTS:
+        return None
+    return tuple(g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy() for ys, xs in comps)
+
+
+@primitive(GRID, GRIDS, cost=1.5)
+def colour_layers(g: Grid) -> tuple | None:
+    """One grid per non-zero colour (cells of that colour only), in colour order."""
+    present = [c for c in range(1, 10) if (g == c).any()]
+    if not present:
+        return None
+    return tuple(np.where(g == c, g, 0).astype(np.uint8) for c in present)
+
+
+@primitive(cost=1.5)
+def keep_largest(g: Grid) -> Grid | None:
+    """Keep only the largest object (8-connected, any colours) where it is; ties refuse."""
+    comps = sorted(components(g, True, False), key=lambda yx: -len(yx[0]))
+    if len(comps) < 2 or len(comps[0][0]) == len(comps[1][0]):
+        return None
+    ys, xs = comps[0]
+    out = np.zeros_like(g)
+    out[ys, xs] = g[ys, xs]
+    return out
+
+
+@primitive(cost=1.5)
+def remove_small(g: Grid) -> Grid | None:
+    """Remove objects of one or two cells (noise), keeping the rest where they are."""
+    out = g.copy()
+    for ys, xs in components(g, True, False):
+        if len(ys) <= 2:
+            out[ys, xs] = 0
+    return out
+
+
+def _size(o: Grid) -> int:
+    return int(np.count_nonzero(o))
+
+
+def _pick(parts: tuple, key, largest: bool) -> Grid | None:
+    if not parts:
+        return None
+    scores = [key(p) for p in parts]
+    best = max(scores) if largest else min(scores)
+    winners = [p for p, s in zip(parts, scores, strict=True) if s == best]
+    # an ambiguous pick explains nothing; refuse it rather than guess
+    if len(winners) > 1 and any(not np.array_equal(winners[0], w) for w in winners[1:]):
+        return None
+    return winners[0]
+
+
+@primitive(GRIDS, GRID, cost=1)
+def largest(parts: tuple) -> Grid | None:
+    """The part with the most non-zero cells."""
+    return _pick(parts, _size, True)
+
+
+@primitive(GRIDS, GRID, cost=1)
+def smallest(parts: tuple) -> Grid | None:
+    """The part with the fewest non-zero cells."""
+    return _pick(parts, _size, False)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def biggest_box(parts: tuple) -> Grid | None:
+    """The part with the largest area."""
+    return _pick(parts, lambda p: p.size, True)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def most_colourful(parts: tuple) -> Grid | None:
+    """The part with the most distinct non-zero colours."""
+    return _pick(parts, lambda p: len(np.unique(p[p != 0])), True)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def least_colourful(parts: tuple) -> Grid | None:
+    """The part with the fewest distinct non-zero colours."""
+    return _pick(parts, lambda p: len(np.unique(p[p != 0])), False)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def unique_colour(parts: tuple) -> Grid | None:
+    """The one part whose colour set no other part shares."""
+    keys = [tuple(np.unique(p[p != 0])) for p in parts]
+    counts = Counter(keys)
+    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
+    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+
+
+def _shape_key(p: Grid) -> bytes:
+    return (p != 0).tobytes() + bytes(p.shape)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def unique_shape(parts: tuple) -> Grid | None:
+    """The one part whose shape (ignoring colour) no other part shares."""
+    keys = [_shape_key(p) for p in parts]
+    counts = Counter(keys)
+    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
+    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def unique_part(parts: tuple) -> Grid | None:
+    """The one part that differs from all others (exact content)."""
+    keys = [p.tobytes() + bytes(p.shape) for p in parts]
+    counts = Counter(keys)
+    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
+    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def most_common(parts: tuple) -> Grid | None:
+    """The part that occurs most often (exact content)."""
+    keys = [p.tobytes() + bytes(p.shape) for p in parts]
+    counts = Counter(keys)
+    best = max(counts.values(), default=0)
+    tops = [k for k, n in counts.items() if n == best]
+    if best < 2 or len(tops) > 1:
+        return None
+    return parts[keys.index(tops[0])]
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def first(parts: tuple) -> Grid | None:
+    """The first part in reading order."""
+    return parts[0] if parts else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def last(parts: tuple) -> Grid | None:
+    """The last part in reading order."""
+    return parts[-1] if parts else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def most_cells_of_minor(parts: tuple) -> Grid | None:
+    """The part holding the most cells of the overall least frequent colour."""
+    if not parts:
+        return None
+    counts = Counter()
+    for p in parts:
+        counts.update(Counter(p[p != 0].tolist()))
+    if not counts:
+        return None
+    minor = min(counts, key=lambda c: (counts[c], c))
+    return _pick(parts, lambda p: int((p == minor).sum()), True)
+
+
+@primitive(GRIDS, GRIDS, cost=1)
+def sort_by_size(parts: tuple) -> tuple | None:
+    """Order parts from most to fewest non-zero cells (stable)."""
+    return tuple(sorted(parts, key=lambda p: -_size(p))) if len(parts) > 1 else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def count_cells(parts: tuple) -> Grid | None:
+    """A 1 x n row of marker colour, one cell per part (counting them)."""
+    if not parts:
+        return None
+    return np.full((1, len(parts)), 10, dtype=np.uint8)

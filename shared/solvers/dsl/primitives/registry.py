@@ -1,0 +1,75 @@
+"""The primitive registry: every grid function the search may call, with its types and cost.
+
+A primitive is registered once with the argument tuples it is tried with (parameters baked
+in, icecuber style: `scale_up(x, 2)` and `scale_up(x, 3)` are two ops). `params="colours"`
+means one op per colour seen in the task. `search=False` marks primitives that take learned
+arguments (a colour map, a rule table); the search fits those itself rather than enumerating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from shared.solvers.dsl.types import GRID
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    fn: Callable
+    tin: str
+    tout: str
+    cost: float
+    params: tuple | str  # tuple of argument tuples, or "colours"
+    search: bool
+    family: str
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str = ((),),
+              search: bool = True) -> Callable:
+    """Register the decorated function as a primitive (its module name is its family)."""
+
+    def wrap(fn: Callable) -> Callable:
+        name = fn.__name__
+        if name in PRIMITIVES:
+            raise ValueError(f"primitive {name} registered twice")
+        if not (fn.__doc__ or "").strip():
+            raise ValueError(f"primitive {name} needs a one-line docstring")
+        family = fn.__module__.rsplit(".", 1)[-1]
+        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family)
+        return fn
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive with its arguments bound: a single step of a program."""
+
+    prim: Primitive
+    args: tuple = ()
+
+    def __call__(self, value):
+        return self.prim.fn(value, *self.args)
+
+    @property
+    def label(self) -> str:
+        return self.prim.name + "".join(f" {a!r}" for a in self.args)
+
+    def call_source(self, var: str) -> str:
+        return f"{self.prim.name}({', '.join([var] + [repr(a) for a in self.args])})"
+
+
+def search_ops(colours: list[int]) -> list[Op]:
+    """Every op the search enumerates, for a task whose grids use `colours`."""
+    ops = []
+    for p in PRIMITIVES.values():
+        if not p.search:
+            continue
+        arg_sets = [(c,) for c in colours] if p.params == "colours" else p.params
+        ops.extend(Op(p, tuple(a)) for a in arg_sets)
+    return ops

@@ -1,0 +1,241 @@
+"""Budgeted enumeration of programs, cheapest first, over all demo and test inputs at once.
+
+A state is what one program computes on every input (demos first, then tests); states are
+deduplicated by a hash of their contents, so two programs that agree everywhere are one.
+Each new grid state whose demo shapes match the demo outputs is checked exactly, then with a
+learned recolour or local rule, and kept as a possible piece for `combine`. Guards cap grid
+sizes, the number of stored states and their bytes, and the clock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shared.solvers.dsl.fit import fit_arrange, fit_local_rule, fit_recolor, local_rule_kinds
+from shared.solvers.dsl.primitives import Op, search_ops
+from shared.solvers.dsl.primitives.learned import arrange, local_rule, recolor
+from shared.solvers.dsl.program import INPUT, Node, call
+from shared.solvers.dsl.types import GRID, MARKER, MAX_SIDE
+
+MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
+MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
+MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
+SECOND_LOOK_S = 1.0          # search time left after the first solution, for a second attempt
+KIND_RANK = {"exact": 0, "recolor": 1, "rule": 2, "pieces": 3, "partial": 9}
+
+
+@dataclass
+class Candidate:
+    """A program that explains the demos (or a best guess), with its test predictions."""
+
+    node: Node
+    kind: str
+    cost: float
+    preds: list            # one grid per test input
+    explained: int = 0     # demos reproduced exactly
+
+    def rank(self) -> tuple:
+        return (KIND_RANK[self.kind], self.cost)
+
+
+@dataclass
+class State:
+    values: tuple | None
+    kind: str
+    cost: float
+    depth: int
+    parent: int | None
+    op: Op | None
+
+
+@dataclass
+class Sized:
+    """A grid state the size of every demo output: material for pieces."""
+
+    state: int
+    cost: float
+    demo: list
+    test: list
+
+
+@dataclass
+class SearchStats:
+    expanded: int = 0
+    generated: int = 0
+    stored_bytes: int = 0
+    max_depth_reached: int = 0
+    stopped: str = ""
+    op_errors: dict = field(default_factory=dict)
+
+
+def _key(kind: str, values: tuple) -> int:
+    parts = []
+    for v in values:
+        for g in (v if kind != GRID else (v,)):
+            parts.append(bytes(g.shape))
+            parts.append(g.tobytes())
+        parts.append(b"|")
+    return hash(b"".join(parts))
+
+
+def _nbytes(kind: str, values: tuple) -> int:
+    if kind == GRID:
+        return sum(v.size + 112 for v in values)
+    return sum(sum(g.size + 112 for g in v) for v in values)
+
+
+def _too_big(kind: str, values: tuple) -> bool:
+    for v in values:
+        for g in (v if kind != GRID else (v,)):
+            if g.shape[0] > MAX_SIDE or g.shape[1] > MAX_SIDE or 0 in g.shape:
+                return True
+    return False
+
+
+class Search:
+    """Uniform-cost enumeration from the inputs; `run` returns the candidates found."""
+
+    def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
+                 max_cost: float = 99.0):
+        self.n_demo = len(demo_inputs)
+        self.outputs = list(demo_outputs)
+        self.inputs = tuple(demo_inputs) + tuple(test_inputs)
+        self.deadline = deadline
+        self.max_depth = max_depth
+        self.max_cost = max_cost
+        colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
+        self.ops = search_ops(colours)
+        self.states: list[State] = []
+        self.seen: set[int] = set()
+        self.candidates: list[Candidate] = []
+        self.sized: list[Sized] = []
+        self.rule_fits = 0
+        self.stats = SearchStats()
+        self.out_shapes = [o.shape for o in self.outputs]
+
+    def node(self, sid: int) -> Node:
+        chain = []
+        while self.states[sid].op is not None:
+            chain.append(self.states[sid].op)
+            sid = self.states[sid].parent
+        n = INPUT
+        for op in reversed(chain):
+            n = call(op.prim.name, n, args=op.args)
+        return n
+
+    def _add(self, values: tuple, kind: str, cost: float, depth: int, parent, op) -> int | None:
+        key = _key(kind, values)
+        if key in self.seen:
+            return None
+        self.seen.add(key)
+        keep = depth < self.max_depth
+        if keep:
+            self.stats.stored_bytes += _nbytes(kind, values)
+        self.states.append(State(values if keep else None, kind, cost, depth, parent, op))
+        sid = len(self.states) - 1
+        self.stats.max_depth_reached = max(self.stats.max_depth_reached, depth)
+        if kind == GRID:
+            self._check(sid, values, cost)
+        return sid
+
+    def _check(self, sid: int, values: tuple, cost: float) -> None:
+        demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
+        if [v.shape for v in demo] != self.out_shapes:
+            found = fit_arrange(demo, self.outputs)
+            if found is not None:
+                preds = [arrange(t, *found) for t in test]
+                if all(p is not None for p in preds):
+                    node = call("arrange", self.node(sid), args=found)
+                    self.candidates.append(Candidate(node, "recolor", cost + 1, preds, self.n_demo))
+            return
+        if all(np.array_equal(v, o) for v, o in zip(demo, self.outputs, strict=True)):
+            if all(t.max() < MARKER for t in test):
+                self.candidates.append(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
+            return
+        self.sized.append(Sized(sid, cost, demo, test))
+        mapping = fit_recolor(demo, self.outputs, test)
+        if mapping is not None:
+            node = call("recolor", self.node(sid), args=(mapping,))
+            preds = [recolor(t, mapping) for t in test]
+            if all(p is not None for p in preds):
+                self.candidates.append(Candidate(node, "recolor", cost + 0.5 + 0.1 * len(mapping), preds,
+                                                 self.n_demo))
+                return
+        if self.rule_fits >= MAX_RULE_FITS:
+            return
+        self.rule_fits += 1
+        for rank, kind in enumerate(local_rule_kinds()):
+            if kind == "cell" or time.monotonic() > self.deadline:
+                continue
+            table = fit_local_rule(demo, self.outputs, test, kind)
+            if table is not None:
+                node = call("local_rule", self.node(sid), args=(kind, table))
+                preds = [local_rule(t, kind, table) for t in test]
+                cost_rule = cost + 2 + 0.5 * rank + len(table) / 50
+                self.candidates.append(Candidate(node, "rule", cost_rule, preds, self.n_demo))
+                return
+
+    def run(self) -> list[Candidate]:
+        root = self._add(self.inputs, GRID, 0.0, 0, None, None)
+        heap = [(0.0, root)]
+        best_cost = None
+        while heap:
+            cost, sid = heapq.heappop(heap)
+            if time.monotonic() > self.deadline:
+                self.stats.stopped = "time"
+                break
+            if self.candidates:
+                if best_cost is None:
+                    best_cost = min(c.cost for c in self.candidates)
+                    # a solution found: look a little further for a distinct second attempt, then stop
+                    self.deadline = min(self.deadline, time.monotonic() + SECOND_LOOK_S)
+                if cost > best_cost + 1:
+                    self.stats.stopped = "solved"
+                    break
+            state = self.states[sid]
+            values = state.values
+            state.values = None  # expanded once; free the grids
+            self.stats.expanded += 1
+            for i, op in enumerate(self.ops):
+                if op.prim.tin != state.kind:
+                    continue
+                if i % 16 == 0 and time.monotonic() > self.deadline:
+                    break
+                new = self._apply(op, values)
+                if new is None:
+                    continue
+                self.stats.generated += 1
+                ncost = cost + op.prim.cost
+                child = self._add(new, op.prim.tout, ncost, state.depth + 1, sid, op)
+                if child is not None and state.depth + 1 < self.max_depth and ncost <= self.max_cost:
+                    heapq.heappush(heap, (ncost, child))
+            if len(self.states) > MAX_STATES or self.stats.stored_bytes > MAX_VALUE_BYTES:
+                self.stats.stopped = "memory"
+                break
+        else:
+            self.stats.stopped = "exhausted"
+        return self.candidates
+
+    def _apply(self, op: Op, values: tuple) -> tuple | None:
+        out = []
+        for v in values:
+            try:
+                r = op(v)
+            except (ValueError, IndexError) as e:
+                # a primitive meeting an input it was not written for counts as "does not apply"
+                name = f"{op.prim.name}: {type(e).__name__}"
+                self.stats.op_errors[name] = self.stats.op_errors.get(name, 0) + 1
+                return None
+            if r is None:
+                return None
+            out.append(r)
+        out = tuple(out)
+        if _too_big(op.prim.tout, out):
+            return None
+        if op.prim.tout != GRID and all(len(v) == 0 for v in out):
+            return None
+        return out

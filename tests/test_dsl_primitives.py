@@ -1,0 +1,167 @@
+"""Every registered DSL primitive has its own worked example here; a meta-test enforces it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.primitives.learned import FEATURE_KINDS, features
+from shared.solvers.dsl.types import MARKER as M
+
+
+def G(*rows):
+    return np.array(rows, dtype=np.uint8)
+
+
+A = G([1, 2, 0], [0, 3, 0])          # 2x3, asymmetric
+SQ = G([1, 2], [3, 4])
+SCENE = G([0, 0, 0, 0, 0, 0],
+          [0, 5, 5, 0, 0, 0],
+          [0, 5, 5, 0, 2, 0],
+          [0, 0, 0, 0, 0, 0],
+          [0, 0, 3, 3, 3, 0],
+          [0, 0, 0, 3, 0, 0])
+TWO = G([4, 4, 0, 1, 4, 0, 0], [0, 0, 4, 1, 0, 4, 0])  # split by a column of 1s into two 2x3 halves
+LEFT, RIGHT = G([4, 4, 0], [0, 0, 4]), G([4, 0, 0], [0, 4, 0])
+RING = G([2, 2, 2, 0], [2, 0, 2, 0], [2, 2, 2, 0])
+PARTS = (G([1, 0], [1, 1]), G([0, 2], [0, 0]))
+OBJS = (G([1, 1], [1, 1]), G([2]), G([3, 3]), G([2]))
+
+# name -> list of (input, extra args, expected output; None means "does not apply")
+CASES = {
+    "rotate90": [(A, (), G([0, 0], [2, 3], [1, 0]))],
+    "rotate180": [(A, (), G([0, 3, 0], [0, 2, 1]))],
+    "rotate270": [(A, (), G([0, 1], [3, 2], [0, 0]))],
+    "flip_lr": [(A, (), G([0, 2, 1], [0, 3, 0]))],
+    "flip_ud": [(A, (), G([0, 3, 0], [1, 2, 0]))],
+    "transpose": [(A, (), G([1, 0], [2, 3], [0, 0]))],
+    "anti_transpose": [(A, (), G([0, 0], [3, 2], [0, 1]))],
+    "shift": [(A, (0, 1), G([0, 1, 2], [0, 0, 3])), (A, (-1, 0), G([0, 3, 0], [0, 0, 0]))],
+    "crop_content": [(SCENE, (), SCENE[1:, 1:5]), (G([0]), (), None)],
+    "crop_minor": [(SCENE, (), G([2])), (G([1]), (), None)],
+    "trim": [(G([1, 1, 1], [1, 5, 1], [1, 1, 1]), (), G([5])), (SQ, (), None)],
+    "crop_colour": [(SCENE, (3,), G([3, 3, 3], [0, 3, 0])), (SCENE, (7,), None)],
+    "scale_up": [(SQ, (2,), G([1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]))],
+    "scale_down": [(G([1, 1, 2, 2], [1, 1, 2, 2]), (2,), G([1, 2])), (A, (2,), None)],
+    "compress": [(G([1, 1, 2], [1, 1, 2], [3, 3, 3]), (), G([1, 2], [3, 3]))],
+    "tile": [(SQ, (1, 2), G([1, 2, 1, 2], [3, 4, 3, 4]))],
+    "mirror_right": [(SQ, (), G([1, 2, 2, 1], [3, 4, 4, 3]))],
+    "mirror_down": [(SQ, (), G([1, 2], [3, 4], [3, 4], [1, 2]))],
+    "mirror_four": [(G([1, 2]), (), G([1, 2, 2, 1], [1, 2, 2, 1]))],
+    "rotate_four": [(SQ, (), G([1, 2, 3, 1], [3, 4, 4, 2], [2, 4, 4, 3], [1, 3, 2, 1])), (A, (), None)],
+    "self_tile": [(G([1, 0], [0, 1]), (), G([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]))],
+    "keep_colour": [(A, (2,), G([0, 2, 0], [0, 0, 0])), (A, (7,), None)],
+    "remove_colour": [(A, (2,), G([1, 0, 0], [0, 3, 0]))],
+    "keep_major": [(G([1, 1, 2]), (), G([1, 1, 0])), (G([1, 1]), (), None)],
+    "keep_minor": [(G([1, 1, 2]), (), G([0, 0, 2]))],
+    "remove_major": [(G([1, 1, 2]), (), G([0, 0, 2]))],
+    "paint_major": [(G([1, 1, 2, 0]), (), G([1, 1, 1, 0]))],
+    "paint_minor": [(G([1, 1, 2, 0]), (), G([2, 2, 2, 0]))],
+    "mask": [(A, (), G([M, M, 0], [0, M, 0]))],
+    "invert_mask": [(A, (), G([0, 0, M], [M, 0, M]))],
+    "swap_top_two": [(G([1, 1, 2, 3, 3, 3]), (), G([3, 3, 2, 1, 1, 1]))],
+    "major_colour_cell": [(G([1, 1, 2]), (), G([1]))],
+    "minor_colour_cell": [(G([1, 1, 2]), (), G([2]))],
+    "recolor": [(A, ({1: 5, 3: 0},), G([5, 2, 0], [0, 0, 0])), (G([M]), ({},), None)],
+    "constant": [(A, ([[7, 7]],), G([7, 7]))],
+    "arrange": [(SQ, (1, 2, (0, 7)), G([1, 2, 2, 1], [3, 4, 4, 3])),
+                (SQ, (2, 1, (-1, 2)), G([0, 0], [0, 0], [4, 3], [2, 1])), (A, (1, 2, (0, 1)), None)],
+    "paint_over": [(A, (G([0, 0, 9], [9, 0, 0]),), G([1, 2, 9], [9, 3, 0])), (A, (SQ,), None)],
+    "local_rule": [(G([1, 0]), ("cell", {(1,): 2, (0,): 0}), G([2, 0])), (G([3]), ("cell", {(1,): 2}), G([3])),
+                   (G([M]), ("cell", {}), None)],
+    "objects": [(SCENE, (), (G([5, 5], [5, 5]), G([2]), G([3, 3, 3], [0, 3, 0]))), (G([0]), (), None)],
+    "objects4": [(G([1, 0], [0, 1]), (), (G([1]), G([1])))],
+    "colour_objects": [(G([1, 2]), (), (G([1]), G([2])))],
+    "colour_objects4": [(G([1, 0], [0, 1], [0, 2]), (), (G([1]), G([1]), G([2])))],
+    "boxes": [(G([1, 0], [0, 1], [0, 0]), (), (G([1, 0], [0, 1]),))],
+    "colour_boxes": [(G([1, 2, 0], [0, 0, 2]), (), (G([1]), G([2, 0], [0, 2])))],
+    "colour_layers": [(A, (), (G([1, 0, 0], [0, 0, 0]), G([0, 2, 0], [0, 0, 0]), G([0, 0, 0], [0, 3, 0])))],
+    "keep_largest": [(G([1, 1, 0, 2]), (), G([1, 1, 0, 0])), (SCENE, (), None), (G([1]), (), None)],
+    "remove_small": [(SCENE, (), np.where(SCENE == 2, 0, SCENE).astype(np.uint8))],
+    "largest": [(OBJS, (), OBJS[0])],
+    "smallest": [(OBJS[:3], (), OBJS[1]), (OBJS, (), OBJS[1])],
+    "biggest_box": [(OBJS, (), OBJS[0])],
+    "most_colourful": [((G([1, 2]), G([3])), (), G([1, 2]))],
+    "least_colourful": [((G([1, 2]), G([3])), (), G([3]))],
+    "unique_colour": [((G([1, 1]), G([2]), G([2])), (), G([1, 1])), (OBJS, (), None)],
+    "unique_shape": [((G([1, 1]), G([2, 2]), G([3])), (), G([3]))],
+    "unique_part": [(OBJS, (), None), ((G([1]), G([1]), G([2])), (), G([2]))],
+    "most_common": [(OBJS, (), G([2]))],
+    "first": [(OBJS, (), OBJS[0])],
+    "last": [(OBJS, (), OBJS[3])],
+    "most_cells_of_minor": [((G([1, 1, 2]), G([1, 2, 2]), G([1, 1, 1])), (), G([1, 2, 2]))],
+    "sort_by_size": [(OBJS[1:3], (), (OBJS[2], OBJS[1]))],
+    "count_cells": [(OBJS, (), G([M, M, M, M]))],
+    "cell_colours": [(G([1, 1, 5, 2], [5, 5, 5, 5], [3, 0, 5, 0]), (), G([1, 2], [0, 0])), (SQ, (), None)],
+    "split_lines": [(TWO, (), (LEFT, RIGHT)), (SQ, (), None)],
+    "split_grid": [(TWO, (1, 2), (LEFT, RIGHT)), (G([1, 2, 3, 4]), (1, 2), (G([1, 2]), G([3, 4])))],
+    "overlay": [(PARTS, (), G([1, 2], [1, 1])), ((G([1, 1]), G([2, 0])), (), G([2, 1]))],
+    "overlay_reversed": [((G([1, 1]), G([2, 0])), (), G([1, 1]))],
+    "and_parts": [(PARTS, (), G([0, 0], [0, 0])), ((LEFT, RIGHT), (), G([M, 0, 0], [0, 0, 0]))],
+    "or_parts": [(PARTS, (), G([M, M], [M, M])), ((LEFT, RIGHT), (), G([M, M, 0], [0, M, M]))],
+    "xor_parts": [((LEFT, RIGHT), (), G([0, M, 0], [0, M, M]))],
+    "nor_parts": [((LEFT, RIGHT), (), G([0, 0, M], [M, 0, 0]))],
+    "diff_parts": [((LEFT, RIGHT), (), G([0, M, 0], [0, 0, M]))],
+    "stack_across": [(PARTS, (), G([1, 0, 0, 2], [1, 1, 0, 0])), ((G([1]), G([1, 1], [1, 1])), (), None)],
+    "stack_down": [(PARTS, (), G([1, 0], [1, 1], [0, 2], [0, 0]))],
+    "gravity": [(G([1, 0], [0, 0], [0, 2]), ("down",), G([0, 0], [0, 0], [1, 2])),
+                (G([0, 1, 0, 2]), ("left",), G([1, 2, 0, 0]))],
+    "fill_enclosed": [(RING, (), G([2, 2, 2, 0], [2, M, 2, 0], [2, 2, 2, 0])), (A, (), A)],
+    "rays": [(G([0, 3, 0, 0], [0, 0, 0, 0]), ("right",), G([0, 3, 3, 3], [0, 0, 0, 0])),
+             (G([4, 0], [0, 0], [0, 2]), ("down",), G([4, 0], [4, 0], [4, 2]))],
+    "diagonal_rays": [(G([5, 0, 0], [0, 0, 0], [0, 0, 0]), ("down",), G([5, 0, 0], [0, 5, 0], [0, 0, 5]))],
+    "connect_diagonal": [(G([3, 0, 0], [0, 0, 0], [0, 0, 3]), (), G([3, 0, 0], [0, 3, 0], [0, 0, 3])),
+                         (G([0, 0, 4], [0, 0, 0], [4, 0, 0]), (), G([0, 0, 4], [0, 4, 0], [4, 0, 0]))],
+    "connect": [(G([6, 0, 0, 6], [0, 0, 0, 0], [6, 0, 0, 0]), (), G([6, 6, 6, 6], [6, 0, 0, 0], [6, 0, 0, 0])),
+                (A, (), A)],
+    "symmetry_complete": [(G([1, 2, 2, 1], [3, 4, 9, 3]), (9,), G([1, 2, 2, 1], [3, 4, 4, 3]))],
+    "symmetry_patch": [(G([1, 2, 2, 1], [3, 4, 9, 3]), (9,), G([4]))],
+    "pattern_complete": [(G([1, 2, 1, 2, 1, 0]), (0,), G([1, 2, 1, 2, 1, 2]))],
+    "pattern_patch": [(G([1, 2, 1, 9, 9, 2]), (9,), G([2, 1]))],
+    "outline": [(G([1, 1, 1], [1, 1, 1], [1, 1, 1]), (), G([1, 1, 1], [1, 0, 1], [1, 1, 1])), (A, (), A)],
+    "border": [(G([0, 0, 0], [0, 0, 0], [0, 0, 0]), (), G([M, M, M], [M, 0, M], [M, M, M]))],
+    "slide_objects": [(G([2, 0], [0, 0], [0, 0], [1, 1]), ("down",), G([0, 0], [0, 0], [2, 0], [1, 1]))],
+}
+
+
+def _equal(a, b) -> bool:
+    if b is None or a is None:
+        return a is b
+    if isinstance(b, tuple):
+        return isinstance(a, tuple) and len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    return isinstance(a, np.ndarray) and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def test_every_primitive_has_its_own_test():
+    assert sorted(set(PRIMITIVES) - set(CASES)) == []
+    assert sorted(set(CASES) - set(PRIMITIVES)) == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_primitive(name):
+    prim = PRIMITIVES[name]
+    assert prim.fn.__doc__.strip() and "\n" not in prim.fn.__doc__.strip()
+    for value, args, expected in CASES[name]:
+        got = prim.fn(value, *args)
+        assert _equal(got, expected), f"{name}{args}: got {got!r}, expected {expected!r}"
+        if isinstance(got, np.ndarray):
+            assert got.dtype == np.uint8 and got.ndim == 2
+
+
+def test_primitives_do_not_modify_their_input():
+    for name, cases in CASES.items():
+        for value, args, _ in cases:
+            before = [v.copy() for v in value] if isinstance(value, tuple) else value.copy()
+            PRIMITIVES[name].fn(value, *args)
+            after = list(value) if isinstance(value, tuple) else value
+            assert _equal(tuple(after) if isinstance(value, tuple) else after,
+                          tuple(before) if isinstance(value, tuple) else before), name
+
+
+def test_local_rule_features_have_one_vector_per_cell():
+    g = G([0, 1, 0], [2, 0, 3])
+    for kind in FEATURE_KINDS:
+        f = features(g, kind)
+        assert f.shape[:2] == g.shape and f.ndim == 3
+    assert features(g, "rays")[0, 0].tolist() == [0, 2, 0, 0, 1]  # down, left, up, right: below 2, right 1
