@@ -1,15 +1,14 @@
 """Reports of a run: a self-contained report.html and matplotlib plots for notebooks.
 
-report.html embeds the run's rows as JSON and draws every task (demos, test input,
-candidates, expected) with a few lines of inline JavaScript, so it opens offline from disk;
-filter buttons show solved / unsolved / timed-out tasks. The plot functions draw tasks and
+report.html is the web page's run browser with the run's rows embedded, so it opens offline
+from disk: every task drawn (demos, test input, candidates beside the expected output with
+wrong cells marked, program source), filters and search. The plot functions draw tasks and
 summarise accuracy and error kinds.
 """
 
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 from collections import Counter
@@ -23,31 +22,18 @@ from shared.scoring import error_kind
 PALETTE = ["#000000", "#0074D9", "#FF4136", "#2ECC40", "#FFDC00",
            "#AAAAAA", "#F012BE", "#FF851B", "#7FDBFF", "#870C25"]
 
-_TEMPLATE = Path(__file__).parent / "templates" / "report.html"
-
-
 def write_report(run_dir: str | os.PathLike, rows: list[dict] | None = None, summary: dict | None = None) -> Path:
-    """Write run_dir/report.html from its results.jsonl and summary.json."""
+    """Write run_dir/report.html: the run browser of `shared.web` with the run embedded, so it
+    opens from disk with no server (filters by status and solver, search, every grid drawn)."""
     from shared.bench import read_results
+    from shared.web import page_html
 
     run = Path(run_dir)
     rows = read_results(run) if rows is None else rows
     if summary is None and (run / "summary.json").exists():
         summary = json.loads((run / "summary.json").read_text())
-    summary = summary or {}
-    title = f"{summary.get('solver', 'run')} on {summary.get('tasks', run.name)}"
-    n = len(rows)
-    solved = sum(r["status"] == "solved" for r in rows)
-    workers = summary.get("workers", "?")
-    text = (f"solved {solved}/{n} tasks ({100 * solved / n if n else 0:.1f}%) · budget "
-            f"{summary.get('budget_s', '?')} s · {'in-process' if workers == 0 else f'{workers} workers'} · wall "
-            f"{summary.get('wall_s', '?')} s · peak RSS {summary.get('peak_rss_mb', '?')} MB")
-    # '</' inside embedded JSON would end the script element early
-    data = json.dumps(rows, separators=(",", ":")).replace("</", "<\\/")
-    page = (_TEMPLATE.read_text().replace("__TITLE__", html.escape(title)).replace("__SUMMARY__", html.escape(text))
-            .replace("__PALETTE__", json.dumps(PALETTE)).replace("__ROWS__", data))
     path = run / "report.html"
-    path.write_text(page)
+    path.write_text(page_html({"name": run.name, "results": rows, "summary": summary}))
     return path
 
 
