@@ -83,3 +83,13 @@ answers = [attempts[0] if attempts else None for attempts in first["attempts"]]
 report.draw_task(tasks.strip_test_outputs(task_list.by_id()[first["task_id"]]), answers=answers)
 plt.show()
 print(f"report with every task: {Path(OUT) / 'zero_shot' / 'report.html'}")
+
+# %% [markdown]
+# ## Browse the run
+# Every task with its candidates beside the expected output (wrong cells marked); filter by
+# status, search by id, or open a task in the solve-by-hand view and try it yourself.
+
+# %%
+from shared.web import show_run
+
+show_run(Path(OUT) / "zero_shot", height=700)

@@ -85,3 +85,13 @@ print(f"{sub_path}: {len(submission)} tasks, {len(problems)} problems {problems[
 if all(t.has_solutions() for t in task_list):
     print(scoring.score_submission(submission, task_list).line())
 print(json.dumps(summary, indent=1)[:600])
+
+# %% [markdown]
+# ## Browse the run
+# Filter by status or by the solver that answered; each task shows its candidates, the
+# expected output and, for the program search, the program that produced the answer.
+
+# %%
+from shared.web import show_run
+
+show_run(OUT, height=800)

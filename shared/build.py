@@ -43,8 +43,39 @@ METADATA = {
 }
 
 
+# A builder cell holding only this line becomes the library, inlined from shared/ (Kaggle runs
+# offline, with no clone): the notebook is rebuilt from source, so it cannot drift from it.
+INLINE_MARKER = "# @inline shared"
+INLINE_SKIP = ("agents",)  # the agent CLI has no place in a submission
+INLINE_WRITER = '''
+import pathlib
+import sys
+import tempfile
+
+LIB_DIR = pathlib.Path("/kaggle/working/arc_lib" if pathlib.Path("/kaggle").exists() else tempfile.mkdtemp())
+for rel, text in LIBRARY.items():
+    (LIB_DIR / rel).parent.mkdir(parents=True, exist_ok=True)
+    (LIB_DIR / rel).write_text(text)
+sys.path.insert(0, str(LIB_DIR))
+for name in [m for m in sys.modules if m == "shared" or m.startswith("shared.")]:
+    del sys.modules[name]  # a copy imported earlier must not shadow the inlined one
+print(f"library: {len(LIBRARY)} files inlined into {LIB_DIR}")'''
+
+
 class BuildError(ValueError):
     pass
+
+
+def inline_library_cell() -> str:
+    """Source of a cell that writes the library (as it is now) to a folder and imports from it."""
+    lib = REPO / "shared"
+    files = sorted(p for p in lib.rglob("*") if p.is_file() and p.suffix in (".py", ".html", ".js", ".css")
+                   and "__pycache__" not in p.parts and p.relative_to(lib).parts[0] not in INLINE_SKIP)
+    lines = ["# The suite's library, inlined from shared/ by `python -m shared build` - do not edit.",
+             "LIBRARY = {"]
+    lines += [f"    {p.relative_to(REPO).as_posix()!r}: {p.read_text()!r}," for p in files]
+    lines.append("}")
+    return "\n".join(lines) + INLINE_WRITER
 
 
 def build_notebook(builder: Path):
@@ -62,6 +93,8 @@ def build_notebook(builder: Path):
         tags = list(cell.metadata.get("tags", []))
         if cell.cell_type == "markdown":
             new = nbformat.v4.new_markdown_cell(cell.source)
+        elif cell.source.strip() == INLINE_MARKER:
+            new = nbformat.v4.new_code_cell(inline_library_cell())
         else:
             new = nbformat.v4.new_code_cell(cell.source)
             if tags:
@@ -87,7 +120,8 @@ def notebook_text(builder: Path) -> str:
 
 
 def builders() -> list[Path]:
-    return sorted(p for p in BUILDERS.glob("[0-9]*.py"))
+    """Numbered pipeline notebooks, then the variants (kaggle_*.py)."""
+    return sorted(BUILDERS.glob("[0-9]*.py")) + sorted(BUILDERS.glob("kaggle_*.py"))
 
 
 def build_all(check: bool = False) -> list[str]:
