@@ -93,9 +93,9 @@ class BenchError(RuntimeError):
     pass
 
 
-def read_results(out_dir: str | os.PathLike) -> list[dict]:
-    """Finished task lines of a run folder; a torn last line (killed mid-write) is dropped."""
-    path = Path(out_dir) / RESULTS
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    """The rows of an append-only JSON-lines log; a torn line (killed mid-write) is dropped."""
+    path = Path(path)
     if not path.exists():
         return []
     rows = []
@@ -107,7 +107,12 @@ def read_results(out_dir: str | os.PathLike) -> list[dict]:
     return rows
 
 
-def _drop_torn_tail(path: Path) -> None:
+def read_results(out_dir: str | os.PathLike) -> list[dict]:
+    """Finished task lines of a run folder."""
+    return read_jsonl(Path(out_dir) / RESULTS)
+
+
+def drop_torn_tail(path: Path) -> None:
     """Cut a last line left unfinished by a killed run, so appended rows start on their own line."""
     if not path.exists():
         return
@@ -254,7 +259,7 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
                              f"choose another --out for {solver_name!r} on {meta['tasks']!r}")
     meta_path.write_text(json.dumps(meta, indent=1))
 
-    _drop_torn_tail(out / RESULTS)
+    drop_torn_tail(out / RESULTS)
     by_id = {t.id: t for t in tasks}
     done = {r["task_id"]: r for r in read_results(out) if r["task_id"] in by_id}
     todo = [t for t in tasks if t.id not in done]

@@ -46,7 +46,6 @@ METADATA = {
 # A builder cell holding only this line becomes the library, inlined from shared/ (Kaggle runs
 # offline, with no clone): the notebook is rebuilt from source, so it cannot drift from it.
 INLINE_MARKER = "# @inline shared"
-INLINE_SKIP = ("agents",)  # the agent CLI has no place in a submission
 INLINE_WRITER = '''
 import pathlib
 import sys
@@ -70,7 +69,7 @@ def inline_library_cell() -> str:
     """Source of a cell that writes the library (as it is now) to a folder and imports from it."""
     lib = REPO / "shared"
     files = sorted(p for p in lib.rglob("*") if p.is_file() and p.suffix in (".py", ".html", ".js", ".css")
-                   and "__pycache__" not in p.parts and p.relative_to(lib).parts[0] not in INLINE_SKIP)
+                   and "__pycache__" not in p.parts)
     lines = ["# The suite's library, inlined from shared/ by `python -m shared build` - do not edit.",
              "LIBRARY = {"]
     lines += [f"    {p.relative_to(REPO).as_posix()!r}: {p.read_text()!r}," for p in files]

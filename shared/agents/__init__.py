@@ -1,0 +1,103 @@
+"""Program synthesis by agents: curate -> generate -> verify -> union -> report.
+
+`curate` writes task chunks (test outputs stripped) and a prompt for coding agents; agents
+or the `synth` loop (a language model through any backend) write programs; `verify` runs
+every program in the sandbox on the demos and then the test inputs and unions the agents.
+This module holds what they share: the program file format and code extraction.
+
+Program files are the seed's format: a JSON list of {"task_id": ..., "code": "def solve(grid): ..."}
+(extra keys are kept), any number of files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ProgramFileError(ValueError):
+    """A program file that is not a list of {"task_id", "code"}; the message says where."""
+
+
+@dataclass(frozen=True)
+class Program:
+    task_id: str
+    code: str
+    source: str        # the file it came from
+    index: int         # its position in that file
+    extra: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def agent(self) -> str:
+        """The agent that wrote it: the file's name without extension."""
+        return Path(self.source).stem
+
+
+def program_files(path: str | os.PathLike) -> list[Path]:
+    """A program file, or every *.json file in a folder (sorted), except the task chunks and
+    manifest `curate` writes, so agents may answer into their curated folder."""
+    p = Path(path)
+    if p.is_dir():
+        return sorted(f for f in p.glob("*.json") if f.is_file() and f.name != "manifest.json"
+                      and not f.name.startswith("tasks_"))
+    if p.is_file():
+        return [p]
+    raise ProgramFileError(f"{p}: no such program file or folder")
+
+
+def read_programs(path: str | os.PathLike) -> list[Program]:
+    """Every program in a file or a folder of files, validated."""
+    out = []
+    for f in program_files(path):
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise ProgramFileError(f"{f}: cannot read program file: {e}") from None
+        if not isinstance(data, list):
+            raise ProgramFileError(f"{f}: expected a list of {{\"task_id\", \"code\"}}, got {type(data).__name__}")
+        for i, item in enumerate(data):
+            if not isinstance(item, dict):
+                raise ProgramFileError(f"{f}: item {i}: expected an object, got {type(item).__name__}")
+            for key in ("task_id", "code"):
+                if not isinstance(item.get(key), str):
+                    raise ProgramFileError(f"{f}: item {i}: '{key}' must be a string")
+            extra = {k: v for k, v in item.items() if k not in ("task_id", "code")}
+            out.append(Program(item["task_id"], item["code"], str(f), i, extra))
+    return out
+
+
+def write_programs(path: str | os.PathLike, items: list[dict]) -> Path:
+    """Write a program file ({"task_id", "code", ...} per item), atomically."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(items, indent=1))
+    os.replace(tmp, p)
+    return p
+
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_DEF_SOLVE = re.compile(r"^\s*def\s+solve\s*\(", re.MULTILINE)
+
+
+def extract_code(reply: str) -> str | None:
+    """The program in a model's reply: the last fenced block (```python preferred) that
+    defines solve, else the whole text if it defines solve; None when there is none."""
+    if not isinstance(reply, str):
+        return None
+    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(reply)]
+    for wanted in (("python", "py", "python3"), None):
+        for lang, body in reversed(blocks):
+            if (wanted is None or lang in wanted) and _DEF_SOLVE.search(body):
+                return body.strip("\n") + "\n"
+    if _DEF_SOLVE.search(reply) and "```" not in reply:
+        return reply.strip("\n") + "\n"
+    opened = reply.rfind("```")  # a block the model never closed (it ran out of tokens)
+    if opened >= 0 and reply.count("```") % 2 == 1:
+        body = reply[opened + 3:].split("\n", 1)[-1]
+        if _DEF_SOLVE.search(body):
+            return body.strip("\n") + "\n"
+    return None

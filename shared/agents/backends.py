@@ -1,0 +1,159 @@
+"""Language-model backends for the synthesis loop: chat messages in, n replies out.
+
+- `transformers`: a local model through `shared.models.load_model` ("tiny" offline, or any
+  hub id / folder on Colab), prompted with its chat template, sampled (greedy at
+  temperature 0).
+- `openai`: any OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp, hosted APIs),
+  POSTing to {base_url}/chat/completions with the stdlib only. The base URL comes from
+  ARC_LLM_BASE_URL (else OPENAI_BASE_URL), the key from ARC_LLM_API_KEY (else
+  OPENAI_API_KEY; none for a local server).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from typing import Protocol
+
+BACKENDS = ("transformers", "openai")
+SMALL_MODEL_PARAMS = 50_000_000  # below this, CPU generation runs on one thread
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot answer: unreachable server, HTTP error, prompt too long."""
+
+
+class Backend(Protocol):
+    name: str
+
+    def complete(self, messages: list[dict], n: int, temperature: float, max_tokens: int) -> list[str]: ...
+
+
+class TransformersBackend:
+    """A local causal LM; one generate call returns n sampled replies."""
+
+    name = "transformers"
+
+    def __init__(self, model: str = "tiny", device: str | None = None, dtype=None, load_in_4bit: bool = False,
+                 seed: int = 0):
+        from shared.models import context_length, load_model
+
+        self.model_name = str(model)
+        self.model, self.tokenizer = load_model(self.model_name, device=device, dtype=dtype,
+                                                load_in_4bit=load_in_4bit)
+        self.context = context_length(self.model)
+        self.seed = seed
+        # a small model on a CPU runs far faster on one thread: its matrices are too small to
+        # split, and on a shared machine threads that wait for each other stall (60 s vs 1 s
+        # for the smoke profile's loop with two busy neighbours)
+        n_params = sum(p.numel() for p in self.model.parameters())
+        self.one_thread = self.model.device.type == "cpu" and n_params < SMALL_MODEL_PARAMS
+
+    def render(self, messages: list[dict]) -> str:
+        if getattr(self.tokenizer, "chat_template", None):
+            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
+                                                      enable_thinking=False)
+        return "\n\n".join(f"{m['role']}:\n{m['content']}" for m in messages) + "\n\nassistant:\n"
+
+    def complete(self, messages: list[dict], n: int, temperature: float, max_tokens: int) -> list[str]:
+        import torch
+
+        prompt = self.render(messages)
+        enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(self.model.device)
+        n_prompt = enc["input_ids"].shape[1]
+        room = self.context - n_prompt
+        if room < 1:
+            raise BackendError(f"prompt of {n_prompt} tokens does not fit the model's context of {self.context}")
+        sampling = temperature > 0
+        torch.manual_seed(self.seed)
+        self.seed += 1  # the next call draws different samples, and a rerun draws the same ones
+        threads = torch.get_num_threads()
+        if self.one_thread:
+            torch.set_num_threads(1)
+        try:
+            replies = self._generate(enc, n_prompt, n, sampling, temperature, min(max_tokens, room))
+        finally:
+            torch.set_num_threads(threads)
+        return replies if sampling else replies * n
+
+    def _generate(self, enc, n_prompt: int, n: int, sampling: bool, temperature: float, max_new: int) -> list[str]:
+        import torch
+
+        with torch.inference_mode():
+            out = self.model.generate(
+                # greedy decoding gives one answer however often it is asked: decode once, copy
+                **enc, max_new_tokens=max_new, do_sample=sampling,
+                num_return_sequences=n if sampling else 1,
+                temperature=temperature if sampling else None, top_p=0.95 if sampling else None, top_k=None,
+                pad_token_id=self.tokenizer.pad_token_id)
+        return [self.tokenizer.decode(seq[n_prompt:], skip_special_tokens=True) for seq in out]
+
+
+def endpoint_from_env() -> tuple[str | None, str | None]:
+    """(base URL, API key) from ARC_LLM_* or OPENAI_* environment variables."""
+    base = os.environ.get("ARC_LLM_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+    key = os.environ.get("ARC_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+    return base, key
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible /chat/completions endpoint over urllib (no client library)."""
+
+    name = "openai"
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 300.0):
+        env_base, env_key = endpoint_from_env()
+        self.base_url = (base_url or env_base or "").rstrip("/")
+        if not self.base_url:
+            raise BackendError("no endpoint: set ARC_LLM_BASE_URL (or OPENAI_BASE_URL), e.g. "
+                               "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama")
+        self.api_key = api_key or env_key
+        self.model_name = model
+        self.timeout_s = timeout_s
+
+    def _post(self, payload: dict) -> dict:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=json.dumps(payload).encode(),
+                                     headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                return json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            body = e.read()[:300].decode(errors="replace")
+            raise BackendError(f"{self.base_url}: HTTP {e.code}: {body}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as e:
+            raise BackendError(f"{self.base_url}: {getattr(e, 'reason', e)}") from None
+        except json.JSONDecodeError as e:
+            raise BackendError(f"{self.base_url}: reply is not JSON: {e}") from None
+
+    def complete(self, messages: list[dict], n: int, temperature: float, max_tokens: int) -> list[str]:
+        replies: list[str] = []
+        # some servers (Ollama, several hosted APIs) ignore n and answer once: ask again for the rest
+        for _ in range(n):
+            want = n - len(replies)
+            if want <= 0:
+                break
+            data = self._post({"model": self.model_name, "messages": messages, "n": want,
+                               "temperature": temperature, "max_tokens": max_tokens})
+            try:
+                got = [c["message"]["content"] or "" for c in data["choices"]]
+            except (KeyError, TypeError) as e:
+                raise BackendError(f"{self.base_url}: unexpected reply shape ({e}): {str(data)[:200]}") from None
+            if not got:
+                raise BackendError(f"{self.base_url}: reply has no choices")
+            replies += got[:want]
+        return replies
+
+
+def make_backend(name: str, model: str, **options) -> Backend:
+    """A backend by name: "transformers" (model: tiny, hub id, folder) or "openai"."""
+    if name == "transformers":
+        return TransformersBackend(model, **options)
+    if name == "openai":
+        return OpenAIBackend(model, **options)
+    raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
