@@ -3,7 +3,8 @@
 #
 # The whole evaluation set through the profile's ensemble: on a CPU the DSL program search;
 # on a GPU the program search first (its answers reproduce every demo), then the language
-# model with augmented views ranked by product of experts. The run is resumable: rerun the
+# model with test-time training (a fresh LoRA per task, trained on its demos) and augmented
+# views ranked by product of experts. The run is resumable: rerun the
 # notebook after a disconnect and finished tasks are skipped.
 #
 # **You will learn to**
@@ -39,7 +40,7 @@ task_list = task_list[:n]
 ensemble = profile_options(P, model=MODEL or None, solvers=tuple(SOLVERS.split(",")) if SOLVERS else None)
 budget = BUDGET_S or P.budget_s
 # a model member loads its weights once per worker: on a GPU one worker holds the model
-workers = 1 if "model" in ensemble["members"] else P.workers
+workers = 1 if {"model", "ttt"} & set(ensemble["members"]) else P.workers
 print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, ensemble {ensemble['members']}, "
       f"{budget:g} s per task, {workers} workers")
 

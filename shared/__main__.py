@@ -20,6 +20,7 @@ COMMANDS = {
     "verify": ("shared.agents.verify", "verify agents' solve() programs in the sandbox; union and report"),
     "synth": ("shared.agents.synth", "program synthesis with a language model: sample, verify, revise"),
     "sandbox-bench": ("shared.sandbox.bench", "program verifications per second: sandbox vs plain exec"),
+    "throughput": ("shared.train.throughput", "training and generation tokens/s of a profile's model"),
 }
 
 

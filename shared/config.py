@@ -28,28 +28,31 @@ class Profile:
     train_steps: int
     solvers: tuple[str, ...] = ("dsl",)  # the benchmark ensemble, verified solvers first
     n_views: int = 2       # augmented views per test input for the model solver
+    train_tasks: int = 0   # clean training tasks for SFT / distillation (0: all of them)
+    ttt_steps: int = 0     # test-time training steps per task (0: no TTT in the ensemble)
 
 
 PROFILES = {
     # CPU, a tiny random model, a handful of tasks: seconds, for CI and papermill smoke
     "smoke": Profile("smoke", model="tiny", n_tasks=4, task_set="arc1/train", max_new_tokens=24, max_len=2048,
                      budget_s=4.0, workers=1, load_in_4bit=False, batch_size=2, lr=1e-3, train_steps=4,
-                     solvers=("dsl", "model"), n_views=4),
+                     solvers=("dsl", "model"), n_views=4, train_tasks=8, ttt_steps=2),
     # CPU laptop without a GPU: no model worth running, the dsl solver does the work
     "cpu": Profile("cpu", model="tiny", n_tasks=40, task_set="arc1/eval", max_new_tokens=64, max_len=2048,
-                   budget_s=30.0, workers=2, load_in_4bit=False, batch_size=2, lr=1e-3, train_steps=20),
+                   budget_s=30.0, workers=2, load_in_4bit=False, batch_size=2, lr=1e-3, train_steps=20,
+                   train_tasks=40),
     # Colab T4 (16 GB, no bf16): 0.5B instruct in 4-bit
     "t4": Profile("t4", model="Qwen/Qwen2.5-0.5B-Instruct", n_tasks=100, task_set="arc1/eval", max_new_tokens=1024,
                   max_len=4096, budget_s=60.0, workers=2, load_in_4bit=True, batch_size=4, lr=2e-4, train_steps=500,
-                  solvers=("dsl", "model"), n_views=8),
+                  solvers=("dsl", "model"), n_views=8, ttt_steps=16),
     # A100 40/80 GB: 7B class in 4-bit LoRA
     "a100": Profile("a100", model="Qwen/Qwen2.5-7B-Instruct", n_tasks=400, task_set="arc1/eval", max_new_tokens=1024,
                     max_len=8192, budget_s=120.0, workers=4, load_in_4bit=True, batch_size=8, lr=1e-4,
-                    train_steps=2000, solvers=("dsl", "model"), n_views=8),
+                    train_steps=2000, solvers=("dsl", "model"), n_views=8, ttt_steps=32),
     # H100 80 GB: 7B in bf16 LoRA, no quantisation needed
     "h100": Profile("h100", model="Qwen/Qwen2.5-7B-Instruct", n_tasks=400, task_set="arc1/eval", max_new_tokens=1024,
                     max_len=8192, budget_s=120.0, workers=8, load_in_4bit=False, batch_size=16, lr=1e-4,
-                    train_steps=4000, solvers=("dsl", "model"), n_views=16),
+                    train_steps=4000, solvers=("dsl", "model"), n_views=16, ttt_steps=32),
 }
 
 

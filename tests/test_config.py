@@ -23,7 +23,9 @@ def test_smoke_profile_is_small_and_offline():
 
 def test_profile_options_for_the_ensemble():
     opts = profile_options(config.profile("t4"))
-    assert opts["members"] == ["dsl", "model"]
-    assert opts["options"]["model"]["load_in_4bit"] and opts["options"]["model"]["n_views"] == 8
+    assert opts["members"] == ["dsl", "ttt"]  # t4 answers with test-time training
+    assert opts["options"]["ttt"]["load_in_4bit"] and opts["options"]["ttt"]["n_views"] == 8
+    assert opts["options"]["ttt"]["steps"] == config.profile("t4").ttt_steps > 0
     assert profile_options(config.profile("cpu")) == {"members": ["dsl"], "options": {}}
-    assert profile_options(config.profile("t4"), model="tiny")["options"]["model"]["model"] == "tiny"
+    no_ttt = profile_options(config.profile("t4", ttt_steps=0), model="tiny")
+    assert no_ttt["members"] == ["dsl", "model"] and no_ttt["options"]["model"]["model"] == "tiny"

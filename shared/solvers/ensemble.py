@@ -70,11 +70,16 @@ class EnsembleSolver:
 
 def profile_options(profile, model: str | None = None, solvers: tuple[str, ...] | None = None) -> dict:
     """EnsembleSolver options for a hardware profile (`shared.config.profile`): its members and
-    the model member's settings (the profile's model unless `model` names another)."""
+    the model member's settings (the profile's model unless `model` names another). A profile
+    with ttt_steps runs the model member with test-time training (the "ttt" solver)."""
     names = list(solvers or profile.solvers)
     options: dict[str, dict] = {}
     if "model" in names:
-        options["model"] = {"model": model or profile.model, "max_new_tokens": profile.max_new_tokens,
-                            "n_views": profile.n_views, "load_in_4bit": profile.load_in_4bit,
-                            "batch_size": profile.batch_size}
+        opts = {"model": model or profile.model, "max_new_tokens": profile.max_new_tokens,
+                "n_views": profile.n_views, "load_in_4bit": profile.load_in_4bit, "batch_size": profile.batch_size}
+        if profile.ttt_steps:
+            names[names.index("model")] = "ttt"
+            options["ttt"] = {**opts, "steps": profile.ttt_steps, "max_len": profile.max_len}
+        else:
+            options["model"] = opts
     return {"members": names, "options": options}

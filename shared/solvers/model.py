@@ -31,9 +31,14 @@ _LOADED: dict[tuple, tuple] = {}
 
 
 def _load_once(name: str, device: str | None, dtype, load_in_4bit: bool):
+    from pathlib import Path
+
     from shared.models import load_model
 
-    key = (name, device, str(dtype), load_in_4bit)
+    folder = Path(name)
+    # a folder rewritten in this process (a notebook retrains and saves again) must load anew
+    stamp = max((f.stat().st_mtime for f in folder.iterdir()), default=0.0) if folder.is_dir() else 0.0
+    key = (name, device, str(dtype), load_in_4bit, stamp)
     if key not in _LOADED:
         _LOADED[key] = load_model(name, device=device, dtype=dtype, load_in_4bit=load_in_4bit)
     return _LOADED[key]

@@ -1,0 +1,201 @@
+"""Distillation: a fine-tuned teacher into a smaller student.
+
+When the two share a tokenizer, logit distillation: the student matches the teacher's
+temperature-softened next-token distribution (KL) on the answer tokens, mixed with the usual
+cross-entropy on the true answer. Otherwise sequence-level: the teacher's greedy answers
+become the student's training targets. Both run through `sft.train`, so they resume too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from transformers import Trainer
+
+from shared.formats import build_prompt, format_answer, parse_grid
+from shared.train.data import IGNORE, Examples, tokenize_example, views
+from shared.train.sft import TrainResult
+from shared.train.sft import train as sft_train
+
+TEMPERATURE = 2.0  # softens the teacher so its second choices carry signal (Hinton et al. use 1-4)
+ALPHA = 0.5  # weight of the hard-label cross-entropy; the rest goes to the KL term
+
+
+def tiny_student(tokenizer, layers: int = 1, hidden: int = 32, seed: int = 1):
+    """A Llama smaller than `shared.models.tiny_model` (1 layer, 32 wide by default), same tokenizer."""
+    import torch
+    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
+
+    from shared.models import TINY_CONTEXT
+
+    stop_ids = [tokenizer.convert_tokens_to_ids(t) for t in ("<|endoftext|>", "<|im_end|>")]
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=TINY_CONTEXT,
+        tie_word_embeddings=True, pad_token_id=tokenizer.pad_token_id, bos_token_id=None, eos_token_id=stop_ids,
+        arc_prompt_style="plain")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    model.generation_config = GenerationConfig(eos_token_id=stop_ids, pad_token_id=tokenizer.pad_token_id,
+                                               do_sample=False)
+    return model.eval()
+
+
+def tokenizers_match(a, b) -> bool:
+    """True when both tokenizers map the same strings to the same ids (logit distillation is possible)."""
+    return a.get_vocab() == b.get_vocab()
+
+
+def _answer_positions(labels):
+    # logits at position t predict token t+1: shift, then keep positions whose target is an answer token
+    return labels[:, 1:] != IGNORE
+
+
+def kl_loss(student_logits, teacher_logits, labels, temperature: float = TEMPERATURE):
+    """KL(teacher || student) of the softened distributions on answer tokens, times T^2 (Hinton's scaling).
+
+    Logits are cut to the smaller vocabulary: models of one family pad their embedding tables
+    to different sizes past the tokenizer's last id.
+    """
+    import torch.nn.functional as F
+
+    n = min(student_logits.shape[-1], teacher_logits.shape[-1])
+    mask = _answer_positions(labels)
+    s = student_logits[:, :-1, :n][mask].float() / temperature
+    t = teacher_logits[:, :-1, :n][mask].float() / temperature
+    kl = F.kl_div(F.log_softmax(s, -1), F.log_softmax(t, -1), log_target=True, reduction="batchmean")
+    return kl * temperature**2
+
+
+def agreement(student_logits, teacher_logits, labels) -> float:
+    """Share of answer tokens where the student's top choice equals the teacher's."""
+    n = min(student_logits.shape[-1], teacher_logits.shape[-1])
+    mask = _answer_positions(labels)
+    same = student_logits[:, :-1, :n].argmax(-1)[mask] == teacher_logits[:, :-1, :n].argmax(-1)[mask]
+    return float(same.float().mean()) if same.numel() else 0.0
+
+
+class DistillTrainer(Trainer):
+    """A Trainer whose loss is alpha * cross-entropy + (1 - alpha) * KL to a frozen teacher."""
+
+    def __init__(self, *args, teacher=None, temperature: float = TEMPERATURE, alpha: float = ALPHA, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.teacher = teacher.eval().requires_grad_(False)
+        if not getattr(teacher, "is_loaded_in_4bit", False):  # bitsandbytes placed a 4-bit teacher already
+            self.teacher.to(self.args.device)  # where the Trainer put the student (this process's GPU)
+        self.temperature, self.alpha = temperature, alpha
+        # our loss is a per-batch mean, so the Trainer must divide it over accumulation steps itself
+        self.model_accepts_loss_kwargs = False
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        import torch
+
+        out = model(**inputs)
+        with torch.no_grad():
+            t_logits = self.teacher(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
+        loss = self.alpha * out.loss + (1 - self.alpha) * kl_loss(out.logits, t_logits, inputs["labels"],
+                                                                  self.temperature)
+        return (loss, out) if return_outputs else loss
+
+
+def distill_logits(student, teacher, tokenizer, examples: Examples, out_dir: str | Path, steps: int,
+                   batch_size: int, lr: float, temperature: float = TEMPERATURE, alpha: float = ALPHA,
+                   **args) -> TrainResult:
+    """Train `student` toward `teacher`'s logits on tokenized examples (shared tokenizer); resumable."""
+    return sft_train(student, tokenizer, examples, out_dir, steps, batch_size, lr, trainer_class=DistillTrainer,
+                     trainer_kwargs={"teacher": teacher, "temperature": temperature, "alpha": alpha}, **args)
+
+
+def sequence_examples(teacher, teacher_tok, student_tok, student_style: str, tasks, max_len: int,
+                      n_augment: int = 1, max_new_tokens: int = 1024, seed: int = 0) -> tuple[Examples, int]:
+    """Student examples whose targets are the teacher's greedy answers (any tokenizers).
+
+    Returns (examples, unparsed): a teacher answer that is not a grid gives no example.
+    """
+    from shared.models import greedy_generate, prompt_style
+
+    teacher_style = prompt_style(teacher, teacher_tok)
+    out, unparsed = Examples(max_len=max_len), 0
+    for t_i, task in enumerate(tasks):
+        for v in views(task, n_augment, seed=seed + t_i):
+            grid = parse_grid(greedy_generate(teacher, teacher_tok, build_prompt(teacher_tok, v.task, 0, teacher_style),
+                                              max_new_tokens))
+            if grid is None:
+                unparsed += 1
+                continue
+            completion = format_answer(grid) + (student_tok.eos_token or "")
+            ex = tokenize_example(student_tok, build_prompt(student_tok, v.task, 0, student_style), completion)
+            if len(ex["input_ids"]) > max_len:
+                out.dropped_too_long += 1
+                continue
+            ex["source"] = f"{v.task_id}#{v.target}:{v.aug.id}:teacher"
+            out.items.append(ex)
+    return out, unparsed
+
+
+def distill(student, student_tok, teacher, teacher_tok, tasks, out_dir: str | Path, steps: int, batch_size: int,
+            lr: float, max_len: int, n_augment: int = 1, max_new_tokens: int = 1024, temperature: float = TEMPERATURE,
+            alpha: float = ALPHA, **args) -> tuple[TrainResult, dict]:
+    """Distill `teacher` into `student` on `tasks`: by logits if the tokenizers match, else by sequences.
+
+    Returns the training result and a note of the method and example counts.
+    """
+    from shared.models import prompt_style
+
+    style = prompt_style(student, student_tok)
+    if tokenizers_match(student_tok, teacher_tok):
+        from shared.train.data import build_examples
+
+        examples = build_examples(tasks, student_tok, style, max_len, n_augment=n_augment)
+        result = distill_logits(student, teacher, student_tok, examples, out_dir, steps, batch_size, lr,
+                                temperature, alpha, **args)
+        return result, {"method": "logits", "examples": len(examples), "dropped_too_long": examples.dropped_too_long}
+    examples, unparsed = sequence_examples(teacher, teacher_tok, student_tok, style, tasks, max_len, n_augment,
+                                           max_new_tokens)
+    result = sft_train(student, student_tok, examples, out_dir, steps, batch_size, lr, **args)
+    return result, {"method": "sequences", "examples": len(examples), "dropped_too_long": examples.dropped_too_long,
+                    "teacher_unparsed": unparsed}
+
+
+TINY_STUDENT = "tiny-student"  # the name notebooks use for `tiny_student` (random init, offline)
+SMALL_STUDENT = "Qwen/Qwen2.5-0.5B-Instruct"  # the smallest Qwen2.5; shares the 7B's tokenizer
+
+
+def default_student(teacher_tok) -> str:
+    """The tiny student for a teacher with the tiny tokenizer (tiny, or trained from it), else the smallest Qwen2.5."""
+    from shared.models import tiny_tokenizer
+
+    return TINY_STUDENT if tokenizers_match(teacher_tok, tiny_tokenizer()) else SMALL_STUDENT
+
+
+def load_student(name: str, lora_r: int = 16, device: str | None = None):
+    """(student, tokenizer): the random tiny student trains whole; a pretrained one gets a LoRA adapter."""
+    from shared.models import load_model, pick_device, tiny_tokenizer
+    from shared.train.sft import add_lora
+
+    if name == TINY_STUDENT:
+        tok = tiny_tokenizer()
+        return tiny_student(tok).to(device or pick_device()), tok
+    model, tok = load_model(name, device=device)
+    return add_lora(model, r=lora_r, alpha=2 * lora_r), tok
+
+
+def speed_and_size(folder: str | Path, tasks, max_new_tokens: int, max_prompt_tokens: int) -> dict:
+    """Load a saved model, time greedy generation on the tasks' first test prompts, count parameters, free it."""
+    import gc
+
+    import torch
+
+    from shared.models import load_model, prompt_style
+    from shared.train.throughput import generation_speed, task_prompts
+
+    model, tok = load_model(str(folder))
+    prompts = task_prompts(tasks, tok, prompt_style(model, tok), max_prompt_tokens)
+    speed = generation_speed(model, tok, prompts, max_new_tokens)
+    out = {"parameters": model.num_parameters(), "tokens/s": speed["tokens_per_s"]}
+    del model
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return out
