@@ -257,6 +257,10 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
         if old.get("solver") != solver_name or old.get("tasks") != meta["tasks"]:
             raise BenchError(f"{out} holds a run of solver {old.get('solver')!r} on {old.get('tasks')!r}; "
                              f"choose another --out for {solver_name!r} on {meta['tasks']!r}")
+        if old.get("options") != json.loads(json.dumps(options)):
+            # mixing answers of two configurations in one run would make its score mean nothing
+            raise BenchError(f"{out} holds a run of {solver_name!r} with options {old.get('options')}; "
+                             f"choose another --out for options {options}")
     meta_path.write_text(json.dumps(meta, indent=1))
 
     drop_torn_tail(out / RESULTS)

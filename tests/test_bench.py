@@ -78,6 +78,8 @@ def test_resume_refuses_another_solver(task_folder, tmp_path):
     bench.run(load(folder), out, "identity", workers=0, progress=False)
     with pytest.raises(bench.BenchError, match="holds a run of solver 'identity'"):
         bench.run(load(folder), out, SCRIPTED, workers=0, progress=False)
+    with pytest.raises(bench.BenchError, match="with options {}"):
+        bench.run(load(folder), out, "identity", workers=0, progress=False, options={"x": 1})
 
 
 def test_unscored_tasks(task_folder, tmp_path):
