@@ -89,15 +89,16 @@ def tiny_tokenizer():
         chat_template=TINY_CHAT_TEMPLATE, clean_up_tokenization_spaces=False, model_max_length=TINY_CONTEXT)
 
 
-def tiny_model(tokenizer, seed: int = TINY_SEED):
-    """A 2-layer, 64-wide Llama (~80k parameters), randomly initialised from `seed`."""
+def tiny_model(tokenizer, seed: int = TINY_SEED, layers: int = 2, hidden: int = 64):
+    """A small Llama randomly initialised from `seed`: by default 2 layers, 64 wide (~80k parameters);
+    larger sizes give the from-scratch models of the GPU check and smaller ones distillation students."""
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
     # Llama rather than Qwen2: transformers 5 maps a qwen2 config to Qwen2Tokenizer on reload,
     # which would replace our character tokenizer; a llama config keeps the saved one.
     stop_ids = [tokenizer.convert_tokens_to_ids(t) for t in ("<|endoftext|>", "<|im_end|>")]
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=TINY_CONTEXT,
         tie_word_embeddings=True, pad_token_id=tokenizer.pad_token_id, bos_token_id=None, eos_token_id=stop_ids,
         arc_prompt_style="plain")

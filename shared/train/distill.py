@@ -22,24 +22,10 @@ ALPHA = 0.5  # weight of the hard-label cross-entropy; the rest goes to the KL t
 
 
 def tiny_student(tokenizer, layers: int = 1, hidden: int = 32, seed: int = 1):
-    """A Llama smaller than `shared.models.tiny_model` (1 layer, 32 wide by default), same tokenizer."""
-    import torch
-    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
+    """A Llama smaller than the default tiny model (1 layer, 32 wide by default), same tokenizer."""
+    from shared.models import tiny_model
 
-    from shared.models import TINY_CONTEXT
-
-    stop_ids = [tokenizer.convert_tokens_to_ids(t) for t in ("<|endoftext|>", "<|im_end|>")]
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=TINY_CONTEXT,
-        tie_word_embeddings=True, pad_token_id=tokenizer.pad_token_id, bos_token_id=None, eos_token_id=stop_ids,
-        arc_prompt_style="plain")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        model = LlamaForCausalLM(config)
-    model.generation_config = GenerationConfig(eos_token_id=stop_ids, pad_token_id=tokenizer.pad_token_id,
-                                               do_sample=False)
-    return model.eval()
+    return tiny_model(tokenizer, seed=seed, layers=layers, hidden=hidden).eval()
 
 
 def tokenizers_match(a, b) -> bool:
