@@ -10,6 +10,7 @@ the Colab/local set-up code. `--check` fails if a committed notebook differs fro
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -77,12 +78,30 @@ def inline_library_cell() -> str:
     return "\n".join(lines) + INLINE_WRITER
 
 
-def build_notebook(builder: Path):
-    """The notebook (nbformat node) for one builder script."""
+# A parameters-cell line like `BENCHMARK = "gsm8k"  # variants: gsm8k, humaneval` makes one
+# notebook per value (NAME_VALUE.ipynb), each with that value set: one source, no copies.
+_VARIANTS = re.compile(r'^(?P<name>[A-Z_]+) = "(?P<value>[^"]*)"\s*# variants: (?P<values>[\w, -]+)$', re.M)
+
+
+def variants(builder: Path) -> list[tuple[str, str, str] | None]:
+    """[(parameter, value, notebook stem)] for a builder with variants, else [None]."""
+    m = _VARIANTS.search(builder.read_text())
+    if not m:
+        return [None]
+    values = [v.strip() for v in m.group("values").split(",") if v.strip()]
+    return [(m.group("name"), v, f"{builder.stem}_{v}") for v in values]
+
+
+def build_notebook(builder: Path, variant: tuple[str, str, str] | None = None):
+    """The notebook (nbformat node) for one builder script, or one variant of it."""
     import jupytext
     import nbformat
 
-    src = jupytext.reads(builder.read_text(), fmt="py:percent")
+    text = builder.read_text()
+    if variant is not None:
+        name, value, _ = variant
+        text = _VARIANTS.sub(lambda m: f'{name} = "{value}"  # a variant of {builder.name}', text, count=1)
+    src = jupytext.reads(text, fmt="py:percent")
     rel = builder.relative_to(REPO) if builder.is_relative_to(REPO) else builder
     note = (f"*Generated from `{rel.as_posix()}` by `python -m shared build` - do not edit; "
             "edit the builder and rebuild.*")
@@ -112,24 +131,32 @@ def build_notebook(builder: Path):
     return nb
 
 
-def notebook_text(builder: Path) -> str:
+def notebook_text(builder: Path, variant: tuple[str, str, str] | None = None) -> str:
     import nbformat
 
-    return nbformat.writes(build_notebook(builder)) + "\n"
+    return nbformat.writes(build_notebook(builder, variant)) + "\n"
 
 
 def builders() -> list[Path]:
-    """Numbered pipeline notebooks, then the variants (kaggle_*.py)."""
-    return sorted(BUILDERS.glob("[0-9]*.py")) + sorted(BUILDERS.glob("kaggle_*.py"))
+    """Every builder script: the numbered pipeline first, then the rest (kaggle_*, variants)."""
+    return sorted(p for p in BUILDERS.glob("*.py") if p.name != "build.py")
+
+
+def targets() -> list[tuple[Path, tuple[str, str, str] | None, Path]]:
+    """(builder, variant, notebook path) for every notebook the builders make."""
+    out = []
+    for b in builders():
+        for v in variants(b):
+            out.append((b, v, NOTEBOOKS / ((v[2] if v else b.stem) + ".ipynb")))
+    return out
 
 
 def build_all(check: bool = False) -> list[str]:
     """Write (or with check, compare) every notebook; returns the names that changed."""
     NOTEBOOKS.mkdir(exist_ok=True)
     changed = []
-    for b in builders():
-        target = NOTEBOOKS / (b.stem + ".ipynb")
-        text = notebook_text(b)
+    for b, v, target in targets():
+        text = notebook_text(b, v)
         if not target.exists() or target.read_text() != text:
             changed.append(target.name)
             if not check:
@@ -149,5 +176,5 @@ def main(argv: list[str]) -> int:
     if args.check and changed:
         print(f"out of date: {', '.join(changed)} (run python -m shared build)", file=sys.stderr)
         return 1
-    print(f"{len(builders())} notebooks, {len(changed)} {'stale' if args.check else 'written'}")
+    print(f"{len(targets())} notebooks, {len(changed)} {'stale' if args.check else 'written'}")
     return 0
