@@ -95,7 +95,7 @@ def chat_messages(task: Task, test_index: int, answer: Grid | None = None) -> li
     return messages
 
 
-def _render_chat(tokenizer, messages: list[dict[str, str]], generation_prompt: bool) -> str:
+def render_chat(tokenizer, messages: list[dict[str, str]], generation_prompt: bool) -> str:
     # enable_thinking=False turns off Qwen3's reasoning preamble; other templates ignore it
     return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt,
                                          enable_thinking=False)
@@ -111,7 +111,7 @@ def build_prompt(tokenizer, task: Task, test_index: int, style: str) -> str:
     if style == "chat":
         if not getattr(tokenizer, "chat_template", None):
             raise ValueError("prompt style 'chat' needs a tokenizer with a chat template")
-        return _render_chat(tokenizer, chat_messages(task, test_index), True)
+        return render_chat(tokenizer, chat_messages(task, test_index), True)
     raise ValueError(f"unknown prompt style {style!r}; choose from {', '.join(PROMPT_STYLES)}")
 
 
@@ -126,7 +126,7 @@ def format_example(tokenizer, task: Task, test_index: int, style: str) -> tuple[
         raise ValueError(f"task {task.id} test input {test_index} has no output to train on")
     prompt = build_prompt(tokenizer, task, test_index, style)
     if style == "chat":
-        full = _render_chat(tokenizer, chat_messages(task, test_index, answer), False)
+        full = render_chat(tokenizer, chat_messages(task, test_index, answer), False)
         if full.startswith(prompt):
             return prompt, full[len(prompt):]
     # plain, or a template that renders past turns differently from the generation prompt
