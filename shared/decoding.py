@@ -23,27 +23,46 @@ def _stop_ids(model, tokenizer) -> set[int]:
     return set(ids)
 
 
-def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int, max_time: float | None = None,
-                   batch_size: int = 8) -> list[str]:
-    """Greedy continuations of `prompts` (new text only, special tokens removed), batched."""
-    out: list[str] = []
+def _generate_left_padded(model, tokenizer, prompts: list[str], batch_size: int, per_prompt: int,
+                          **settings) -> list[list[str]]:
+    """`per_prompt` continuations of each prompt (new text only, special tokens removed), in
+    batches left-padded so that generation appends on the right."""
+    out: list[list[str]] = []
     side = tokenizer.padding_side
-    tokenizer.padding_side = "left"  # generation appends on the right, so pad on the left
+    tokenizer.padding_side = "left"
     try:
         for start in range(0, len(prompts), batch_size):
             chunk = prompts[start:start + batch_size]
             enc = tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
             with torch.inference_mode():
-                gen = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False, max_time=max_time,
-                                     pad_token_id=tokenizer.pad_token_id,
-                                     # hub generation configs ship sampling knobs and a repetition
-                                     # penalty (Qwen2.5: 1.05) that push greedy decoding off grids
-                                     temperature=None, top_p=None, top_k=None, repetition_penalty=1.0)
-            new = gen[:, enc["input_ids"].shape[1]:]
-            out += tokenizer.batch_decode(new, skip_special_tokens=True)
+                gen = model.generate(**enc, pad_token_id=tokenizer.pad_token_id, num_return_sequences=per_prompt,
+                                     **settings)
+            texts = tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+            out += [texts[i * per_prompt:(i + 1) * per_prompt] for i in range(len(chunk))]
     finally:
         tokenizer.padding_side = side
     return out
+
+
+def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int, max_time: float | None = None,
+                   batch_size: int = 8) -> list[str]:
+    """Greedy continuations of `prompts` (new text only, special tokens removed), batched."""
+    # hub generation configs ship sampling knobs and a repetition penalty (Qwen2.5: 1.05) that
+    # push greedy decoding off repetitive grids: all of them are switched off here
+    texts = _generate_left_padded(model, tokenizer, prompts, batch_size, 1, max_new_tokens=max_new_tokens,
+                                  do_sample=False, max_time=max_time, temperature=None, top_p=None, top_k=None,
+                                  repetition_penalty=1.0)
+    return [t[0] for t in texts]
+
+
+def sample_batch(model, tokenizer, prompts: list[str], n: int, max_new_tokens: int, temperature: float = 1.0,
+                 seed: int = 0, batch_size: int = 8) -> list[list[str]]:
+    """`n` sampled continuations per prompt (plain sampling at `temperature`), reproducible by `seed`."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return _generate_left_padded(model, tokenizer, prompts, batch_size, n, max_new_tokens=max_new_tokens,
+                                     do_sample=True, temperature=temperature, top_p=1.0, top_k=0,
+                                     repetition_penalty=1.0)
 
 
 def completion_logprobs(model, tokenizer, pairs: list[tuple[str, str]], batch_size: int = 8) -> list[float]:

@@ -124,6 +124,10 @@ def load_model(name_or_path: str | Path = TINY, device: str | None = None, dtype
             raise ValueError("the tiny model cannot be loaded in 4 bits; it is 80k parameters in fp32")
         tokenizer = tiny_tokenizer()
         model = tiny_model(tokenizer).to(device=device, dtype=dtype)
+        if torch.device(device).type == "cpu":
+            # its ops are too small to split: extra threads only contend with other processes
+            # for the cores (ten times slower on a busy 2-core machine)
+            torch.set_num_threads(1)
     else:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 

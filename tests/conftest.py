@@ -10,6 +10,9 @@ import socket
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# tests build tiny models whose ops are too small to split: one thread each, so the two cores of
+# a CI runner are not fought over by every test process and notebook kernel at once
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 

@@ -139,9 +139,9 @@ def _answers(model, tokenizer, prompts: list[str], n_samples: int, max_new_token
         from shared.decoding import generate_batch
 
         return [[t] for t in generate_batch(model, tokenizer, prompts, max_new_tokens, batch_size=batch_size)]
-    from shared.train.preference import sample_answers
+    from shared.decoding import sample_batch
 
-    return sample_answers(model, tokenizer, prompts, n_samples, max_new_tokens, temperature=temperature, seed=seed,
+    return sample_batch(model, tokenizer, prompts, n_samples, max_new_tokens, temperature=temperature, seed=seed,
                           batch_size=batch_size)
 
 

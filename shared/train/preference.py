@@ -1,0 +1,199 @@
+"""DPO: preference pairs mined from the model's own answers, then DPO training with trl.
+
+Mining answers each leave-one-out view of the training tasks with the model (greedy, plus any
+sampled answers) and pairs a correct answer (chosen) with a wrong one (rejected); where the
+model has no correct answer the expected output is chosen instead, and where it has no wrong
+one the view gives no pair. `run_trainer` runs a trl trainer resumably (GRPO uses it too).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shared.formats import build_prompt, format_answer, format_example, parse_grid
+from shared.grids import same
+from shared.train.data import views
+from shared.train.sft import TrainResult, latest_checkpoint
+
+BETA = 0.1  # DPO's KL strength; trl's default and the DPO paper's usual value
+DPO_LR = 5e-5  # preference steps are gentler than SFT's; LoRA on a small model tolerates more
+
+
+def end_marker(tokenizer, task, style: str) -> str:
+    """What follows the answer grid in a training completion: eos (plain) or the template's turn end."""
+    _, completion = format_example(tokenizer, task, 0, style)
+    return completion[len(format_answer(task.test[0].output)):]
+
+
+def pair_from_answers(prompt: str, expected, answers: list[str], end: str) -> dict | None:
+    """One preference pair from the model's raw answers to `prompt`, or None.
+
+    chosen: the first answer that parses to the expected grid, else the expected grid itself;
+    rejected: the first answer that is not the expected grid (a wrong grid, or text that is no
+    grid at all, kept as written). None when every answer is right (nothing to prefer against).
+    """
+    chosen, rejected, kind = None, None, "expected"
+    for text in answers:
+        grid = parse_grid(text)
+        if grid is not None and same(grid, expected):
+            if chosen is None:
+                chosen, kind = format_answer(grid) + end, "model"
+        elif rejected is None:
+            rejected = (format_answer(grid) if grid is not None else text.strip()) + end
+    if rejected is None:
+        return None
+    return {"prompt": prompt, "chosen": chosen or format_answer(expected) + end, "rejected": rejected,
+            "chosen_from": kind}
+
+
+@dataclass
+class MinedPairs:
+    pairs: list[dict] = field(default_factory=list)
+    views: int = 0
+    chosen_from_model: int = 0
+    chosen_expected: int = 0
+    all_correct: int = 0  # views the model got right every time: no pair
+
+    def summary(self) -> str:
+        return (f"{len(self.pairs)} pairs from {self.views} views: chosen = the model's right answer in "
+                f"{self.chosen_from_model}, the expected output in {self.chosen_expected}; "
+                f"{self.all_correct} views answered right every time gave none")
+
+
+def mine_pairs(model, tokenizer, tasks, max_new_tokens: int, style: str | None = None, n_augment: int = 1,
+               n_samples: int = 0, max_prompt_tokens: int | None = None, seed: int = 0) -> MinedPairs:
+    """Preference pairs from the model's greedy (and `n_samples` sampled) answers to every
+    leave-one-out view of `tasks` (training tasks: their test outputs are used)."""
+    from shared.decoding import generate_batch, sample_batch
+    from shared.models import count_tokens, prompt_style
+
+    style = style or prompt_style(model, tokenizer)
+    items = []
+    for t_i, task in enumerate(tasks):
+        for v in views(task, n_augment, seed=seed + t_i):
+            prompt = build_prompt(tokenizer, v.task, 0, style)
+            if max_prompt_tokens is None or count_tokens(tokenizer, prompt) <= max_prompt_tokens:
+                items.append((v, prompt))
+    prompts = [p for _, p in items]
+    answers = [[t] for t in generate_batch(model, tokenizer, prompts, max_new_tokens)]
+    if n_samples:
+        for mine, extra in zip(answers, sample_batch(model, tokenizer, prompts, n_samples, max_new_tokens,
+                                                       seed=seed), strict=True):
+            mine += extra
+    out = MinedPairs(views=len(items))
+    for (v, prompt), texts in zip(items, answers, strict=True):
+        pair = pair_from_answers(prompt, v.task.test[0].output, texts, end_marker(tokenizer, v.task, style))
+        if pair is None:
+            out.all_correct += 1
+            continue
+        pair["source"] = f"{v.task_id}#{v.target}:{v.aug.id}"
+        out.pairs.append(pair)
+        if pair["chosen_from"] == "model":
+            out.chosen_from_model += 1
+        else:
+            out.chosen_expected += 1
+    return out
+
+
+def _precision(model) -> dict:
+    import torch
+
+    dtype = next(model.parameters()).dtype
+    # trl's configs default to bf16; a CPU or fp32 model must say no, a half model says which
+    return {"bf16": dtype == torch.bfloat16, "fp16": dtype == torch.float16}
+
+
+def common_args(out_dir, steps: int, batch_size: int, lr: float, model, save_steps: int | None = None,
+                seed: int = 0) -> dict:
+    """Arguments every trl config here shares: step-bounded, checkpointed, quiet, no reporting."""
+    return {"output_dir": str(out_dir), "max_steps": steps, "per_device_train_batch_size": batch_size,
+            "learning_rate": lr, "lr_scheduler_type": "cosine", "warmup_steps": max(1, round(0.03 * steps)),
+            "logging_steps": 1, "save_strategy": "steps", "save_steps": save_steps or max(1, steps // 4),
+            "save_total_limit": 2, "seed": seed, "data_seed": seed, "report_to": "none", "disable_tqdm": True,
+            "gradient_checkpointing": False, "dataloader_num_workers": 0, **_precision(model)}
+
+
+def run_trainer(trainer, model, out_dir, steps: int, resume: bool = True) -> TrainResult:
+    """Train with a built trl trainer up to `steps`, continuing from the latest checkpoint in out_dir.
+
+    A run already at `steps` loads its weights and returns. The model's stop ids are put back
+    afterwards (trainers may collapse a list of eos ids to the tokenizer's one).
+    """
+    from transformers import PrinterCallback, TrainerState
+    from transformers.trainer import TRAINER_STATE_NAME
+
+    trainer.remove_callback(PrinterCallback)
+    gen = model.generation_config
+    stops = (model.config.eos_token_id, gen.eos_token_id if gen is not None else None)
+    start = latest_checkpoint(out_dir) if resume else None
+    if start is not None:
+        state = TrainerState.load_from_json(str(Path(start) / TRAINER_STATE_NAME))
+        if state.global_step >= steps:
+            trainer._load_from_checkpoint(start)
+            model.eval()
+            return TrainResult(state.global_step, start, list(state.log_history))
+    t0 = time.perf_counter()
+    model.train()
+    try:
+        trainer.train(resume_from_checkpoint=start)
+    finally:
+        model.eval()
+        model.config.eos_token_id = stops[0]
+        if gen is not None:
+            model.generation_config.eos_token_id = stops[1]
+    return TrainResult(trainer.state.global_step, start, list(trainer.state.log_history), time.perf_counter() - t0)
+
+
+def dpo_train(model, tokenizer, pairs: list[dict], out_dir: str | Path, steps: int, batch_size: int,
+              lr: float = DPO_LR, beta: float = BETA, max_length: int = 2048, resume: bool = True,
+              **config) -> TrainResult:
+    """DPO on {"prompt", "chosen", "rejected"} pairs with trl; resumable like `sft.train`.
+
+    `model` is usually a LoRA-wrapped model (`sft.add_lora`): trl then keeps a frozen copy of the
+    adapter (not of the model) as the reference, removed again when training ends.
+    Further keyword arguments go to trl's DPOConfig (and override the defaults here).
+    """
+    import datasets
+    from trl import DPOConfig, DPOTrainer
+
+    if not pairs:
+        raise ValueError("no preference pairs to train on (did the model answer every view right?)")
+    datasets.disable_progress_bars()  # one bar per map call drowns a notebook's output
+    rows = [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in pairs]
+    args = DPOConfig(beta=beta, max_length=max_length,
+                     **{**common_args(out_dir, steps, batch_size, lr, model), **config})
+    _drop_ref_adapter(model)
+    trainer = DPOTrainer(model=model, args=args, train_dataset=datasets.Dataset.from_list(rows),
+                         processing_class=tokenizer)
+    try:
+        return run_trainer(trainer, model, out_dir, steps, resume)
+    finally:
+        _drop_ref_adapter(model)
+
+
+def _drop_ref_adapter(model) -> None:
+    # trl copies a LoRA model's adapter into a frozen "ref" adapter for the reference log-probs;
+    # once training is over it is dead weight, and a second DPOTrainer on the model would refuse it
+    if "ref" in getattr(model, "peft_config", {}):
+        model.delete_adapter("ref")
+
+
+def plot_dpo(log_history: list[dict], title: str = "DPO"):
+    """Loss, and the reward margin (chosen minus rejected) with the share of pairs ranked right."""
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in log_history if "loss" in r and "rewards/margins" in r]
+    steps = [r["step"] for r in rows]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3))
+    a.plot(steps, [r["loss"] for r in rows], marker="o")
+    a.set_title(f"{title}: loss")
+    a.set_xlabel("step")
+    b.plot(steps, [r["rewards/margins"] for r in rows], marker="o", label="reward margin")
+    b.plot(steps, [r["rewards/accuracies"] for r in rows], marker="s", label="pairs ranked right")
+    b.set_xlabel("step")
+    b.legend(fontsize=8)
+    b.set_title(f"{title}: implicit rewards")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,294 @@
+"""The automated retraining loop (07): train -> evaluate -> mine hard tasks -> reweight -> retrain.
+
+Each round trains the LoRA model further on a mix repeating the hard training tasks (failed, or
+right by a small margin), then scores a held-out validation slice (never mined, never trained on)
+by exact match, partial credit, format validity and calibration. One JSON line per round goes to
+`loop.jsonl`, the adapter beside it: a killed loop resumes after its last round; a plateau stops it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from shared.bench import drop_torn_tail, read_jsonl
+from shared.formats import build_prompt, format_answer, format_example
+from shared.tasks import Task
+from shared.train.grpo import exact_match_reward, format_reward, partial_credit_reward
+
+LOG = "loop.jsonl"
+# how much each signal counts in a round's score: solving is what matters, the rest breaks ties
+SIGNAL_WEIGHTS = {"exact": 1.0, "partial": 0.5, "format": 0.25, "calibration": 0.25}
+HARD_WEIGHT = 3  # a hard task's examples appear this many times in the next round's mix
+MARGIN_FLOOR = 1.0  # nats: a right answer whose closest token decision was nearer than this is "low margin"
+# smallest-grid cap per profile, so a CPU smoke run sees prompts of a few hundred tokens; 0 = no cap
+MAX_CELLS = {"smoke": 36}
+
+
+def cell_limit(profile) -> int:
+    """Largest grid (in cells) a profile's training-track notebooks take; 0 = any."""
+    return int(getattr(profile, "max_cells", MAX_CELLS.get(profile.name, 0)))
+
+
+def small_tasks(tasks, max_cells: int) -> list[Task]:
+    """Tasks whose every grid has at most `max_cells` cells (all of them when max_cells is 0)."""
+    if not max_cells:
+        return list(tasks)
+    return [t for t in tasks if all(p.input.size <= max_cells and (p.output is None or p.output.size <= max_cells)
+                                    for p in t.train + t.test)]
+
+
+# -- scoring -------------------------------------------------------------------------------
+
+def answer_margin(model, tokenizer, prompt: str, completion: str) -> float:
+    """Smallest gap, over the completion's tokens, between the right token's log-probability and
+    the best other token's: positive when greedy decoding reproduces the completion, and the
+    smaller it is, the nearer one token came to flipping."""
+    import torch
+
+    p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    c = tokenizer(completion, add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([p + c], device=model.device)
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(input_ids=ids).logits[0].float(), dim=-1)
+    rows = logp[len(p) - 1:len(p) + len(c) - 1]
+    target = torch.tensor(c, device=rows.device)
+    right = rows.gather(-1, target[:, None])[:, 0]
+    rows = rows.scatter(-1, target[:, None], float("-inf"))
+    return float((right - rows.max(-1).values).min())
+
+
+def score_tasks(model, tokenizer, tasks: list[Task], max_new_tokens: int, style: str | None = None) -> list[dict]:
+    """Per task (its test inputs with outputs, averaged): exact, partial, format, confidence, margin.
+
+    The answer is greedy; confidence is the probability the model gives its own answer (text
+    and end marker); margin is `answer_margin` of the expected answer.
+    """
+    from shared.decoding import completion_logprobs, generate_batch
+    from shared.models import prompt_style
+
+    style = style or prompt_style(model, tokenizer)
+    items = [(t, i) for t in tasks for i, p in enumerate(t.test) if p.output is not None]
+    prompts = [build_prompt(tokenizer, t, i, style) for t, i in items]
+    texts = generate_batch(model, tokenizer, prompts, max_new_tokens)
+    expected = [format_example(tokenizer, t, i, style)[1] for t, i in items]
+    truth = [format_answer(t.test[i].output) for t, i in items]
+    exact = exact_match_reward(prompts, texts, truth)
+    partial = partial_credit_reward(prompts, texts, truth)
+    well_formed = format_reward(prompts, texts)
+    end = tokenizer.eos_token or ""
+    own = completion_logprobs(model, tokenizer, list(zip(prompts, [t + end for t in texts], strict=True)))
+    per: dict[str, list[dict]] = {}
+    for k, (t, _) in enumerate(items):
+        per.setdefault(t.id, []).append({
+            "exact": exact[k], "partial": partial[k], "format": well_formed[k],
+            "confidence": math.exp(own[k]), "margin": answer_margin(model, tokenizer, prompts[k], expected[k])})
+    return [{"task_id": tid, **{key: float(np.mean([s[key] for s in scores])) for key in scores[0]}}
+            for tid, scores in per.items()]
+
+
+def signals(scores: list[dict]) -> dict[str, float]:
+    """Round signals over tasks: mean exact / partial / format, and calibration = 1 - Brier score
+    of the confidence against exactness (1 is perfectly calibrated)."""
+    if not scores:
+        return dict.fromkeys(SIGNAL_WEIGHTS, 0.0)
+    mean = lambda key: float(np.mean([s[key] for s in scores]))  # noqa: E731
+    brier = float(np.mean([(s["confidence"] - s["exact"]) ** 2 for s in scores]))
+    return {"exact": mean("exact"), "partial": mean("partial"), "format": mean("format"), "calibration": 1 - brier}
+
+
+def combined(sig: dict[str, float], weights: dict[str, float] = SIGNAL_WEIGHTS) -> float:
+    """The weighted mean of the signals: the number the plateau rule watches."""
+    return sum(weights[k] * sig[k] for k in weights) / sum(weights.values())
+
+
+def hard_tasks(scores: list[dict], margin_floor: float = MARGIN_FLOOR) -> list[str]:
+    """Ids of tasks failed or right by a margin under `margin_floor`, hardest first."""
+    hard = [s for s in scores if s["exact"] < 1 or s["margin"] < margin_floor]
+    return [s["task_id"] for s in sorted(hard, key=lambda s: s["margin"])]
+
+
+def plateaued(scores: list[float], patience: int, min_gain: float) -> bool:
+    """True when none of the last `patience` scores beat the best one before them by `min_gain`."""
+    if patience < 1 or len(scores) <= patience:
+        return False
+    return max(scores[-patience:]) < max(scores[:-patience]) + min_gain
+
+
+# -- the training mix ----------------------------------------------------------------------
+
+def training_mix(tasks: list[Task], weights: dict[str, int], tokenizer, style: str, max_len: int, n_augment: int,
+                 seed: int = 0):
+    """Tokenized examples of every task, each task's repeated `weights[id]` times (default once)."""
+    from shared.train.data import Examples, build_examples
+
+    mix = Examples(max_len=max_len)
+    for t_i, task in enumerate(tasks):
+        ex = build_examples([task], tokenizer, style, max_len, n_augment=n_augment, seed=seed + t_i)
+        mix.items += ex.items * max(1, int(weights.get(task.id, 1)))
+        mix.dropped_too_long += ex.dropped_too_long
+    return mix
+
+
+# -- the loop ------------------------------------------------------------------------------
+
+@dataclass
+class LoopConfig:
+    rounds: int = 6  # most rounds, plateau or not
+    steps_per_round: int = 20
+    batch_size: int = 2
+    lr: float = 1e-3
+    max_len: int = 2048
+    max_new_tokens: int = 64
+    n_augment: int = 2
+    lora_r: int = 16
+    hard_weight: int = HARD_WEIGHT
+    margin_floor: float = MARGIN_FLOOR
+    patience: int = 2
+    min_gain: float = 0.01
+    mine_limit: int = 0  # training tasks scored for mining each round (a seeded sample); 0 = all
+    seed: int = 0
+
+
+@dataclass
+class LoopResult:
+    rows: list[dict] = field(default_factory=list)
+    resumed_after: int | None = None  # the round a rerun continued after, None for a fresh start
+    stopped: str = ""
+
+    @property
+    def scores(self) -> list[float]:
+        return [r["score"] for r in self.rows]
+
+
+def mining_sample(tasks: list[Task], limit: int, seed: int) -> list[Task]:
+    """The training tasks to score for mining: all, or a seeded sample of `limit` (big runs)."""
+    import random
+
+    if not limit or limit >= len(tasks):
+        return list(tasks)
+    return random.Random(seed).sample(list(tasks), limit)
+
+
+def _adapter_path(out_dir: Path, round_: int) -> Path:
+    return out_dir / f"round-{round_}" / "adapter.pt"
+
+
+def _save_adapter(model, path: Path) -> None:
+    import torch
+    from peft import get_peft_model_state_dict
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.save(get_peft_model_state_dict(model), tmp)
+    tmp.replace(path)  # a kill mid-save leaves the previous file, never half of one
+
+
+def _load_adapter(model, path: Path) -> None:
+    import torch
+    from peft import set_peft_model_state_dict
+
+    set_peft_model_state_dict(model, torch.load(path, map_location=model.device, weights_only=True))
+
+
+def run_loop(model_name: str, train_tasks: list[Task], val_tasks: list[Task], out_dir: str | Path,
+             cfg: LoopConfig | None = None, on_round=None, device: str | None = None,
+             load_in_4bit: bool = False) -> LoopResult:
+    """Run (or resume) the loop in `out_dir`; returns every round's row. `on_round(row)` is called
+    after each round is logged (a notebook prints progress; a test interrupts the loop there)."""
+    from shared.models import load_model, prompt_style
+    from shared.train.sft import add_lora, train
+
+    cfg = cfg or LoopConfig()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / LOG
+    drop_torn_tail(log)
+    rows = [r for r in read_jsonl(log) if _adapter_path(out, r["round"]).exists()]
+    result = LoopResult(rows=rows, resumed_after=rows[-1]["round"] if rows else None)
+    if plateaued(result.scores, cfg.patience, cfg.min_gain) or len(rows) >= cfg.rounds:
+        result.stopped = "plateau (already)" if len(rows) < cfg.rounds else f"{cfg.rounds} rounds (already)"
+        return result
+    model, tok = load_model(model_name, device=device, load_in_4bit=load_in_4bit)
+    style = prompt_style(model, tok)
+    model = add_lora(model, r=cfg.lora_r, alpha=2 * cfg.lora_r, seed=cfg.seed)
+    weights: dict[str, int] = {}
+    if rows:
+        _load_adapter(model, _adapter_path(out, rows[-1]["round"]))
+        weights = rows[-1]["weights"]
+    for round_ in range(len(rows), cfg.rounds):
+        t0 = time.perf_counter()
+        mix = training_mix(train_tasks, weights, tok, style, cfg.max_len, cfg.n_augment, seed=cfg.seed + round_)
+        res = train(model, tok, mix, out / f"round-{round_}" / "checkpoints", steps=cfg.steps_per_round,
+                    batch_size=cfg.batch_size, lr=cfg.lr, seed=cfg.seed + round_)
+        val = score_tasks(model, tok, val_tasks, cfg.max_new_tokens, style)
+        sig = signals(val)
+        train_scores = score_tasks(model, tok, mining_sample(train_tasks, cfg.mine_limit, cfg.seed + round_),
+                                   cfg.max_new_tokens, style)
+        hard = hard_tasks(train_scores, cfg.margin_floor)
+        weights = {tid: cfg.hard_weight for tid in hard}
+        losses = [r["loss"] for r in res.log_history if "loss" in r]
+        row = {"round": round_, "signals": sig, "score": combined(sig), "hard": hard, "weights": weights,
+               "n_train": len(train_tasks), "n_val": len(val_tasks), "examples": len(mix), "mined": len(train_scores),
+               "train_exact": signals(train_scores)["exact"], "loss": losses[-1] if losses else None,
+               "seconds": round(time.perf_counter() - t0, 2)}
+        _save_adapter(model, _adapter_path(out, round_))
+        with open(log, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        # the round is logged and its adapter saved: its trainer checkpoints (optimizer state) are dead weight
+        checkpoints = out / f"round-{round_}" / "checkpoints"
+        if checkpoints.exists():
+            shutil.rmtree(checkpoints)
+        result.rows.append(row)
+        if on_round is not None:
+            on_round(row)
+        if plateaued(result.scores, cfg.patience, cfg.min_gain):
+            result.stopped = f"plateau: no gain of {cfg.min_gain} in {cfg.patience} rounds"
+            break
+    else:
+        result.stopped = f"{cfg.rounds} rounds"
+    return result
+
+
+def loop_table(rows: list[dict]):
+    """One row per round: the signals, the score, hard tasks mined and the training loss (pandas)."""
+    import pandas as pd
+
+    table = pd.DataFrame([{"round": r["round"], **{k: round(v, 4) for k, v in r["signals"].items()},
+                           "score": round(r["score"], 4), "hard tasks": len(r["hard"]),
+                           "train exact": round(r["train_exact"], 3), "loss": r["loss"], "s": r["seconds"]}
+                          for r in rows])
+    return table.set_index("round") if len(table) else table
+
+
+def plot_loop(rows: list[dict], patience: int | None = None, min_gain: float | None = None):
+    """Signals and score per round (left), hard tasks mined per round (right)."""
+    import matplotlib.pyplot as plt
+
+    rounds = [r["round"] for r in rows]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.4), gridspec_kw={"width_ratios": [2, 1]})
+    for k, name in enumerate(SIGNAL_WEIGHTS):
+        a.plot(rounds, [r["signals"][name] for r in rows], marker="o", color=f"C{k}", label=name, alpha=0.7)
+    a.plot(rounds, [r["score"] for r in rows], marker="s", color="black", lw=2, label="score")
+    if rows:
+        best = int(np.argmax([r["score"] for r in rows]))
+        a.axvline(rounds[best], color="grey", ls=":", lw=1)
+    rule = f" (stop: no gain of {min_gain} in {patience} rounds)" if patience else ""
+    a.set_title(f"validation signals per round{rule}", fontsize=9)
+    a.set_xlabel("round")
+    a.set_xticks(rounds)
+    a.set_ylim(-0.05, 1.05)
+    a.legend(fontsize=7)
+    b.bar(rounds, [len(r["hard"]) for r in rows], color="#FF851B")
+    b.set_title("hard training tasks mined", fontsize=9)
+    b.set_xlabel("round")
+    b.set_xticks(rounds)
+    fig.tight_layout()
+    return fig
+
