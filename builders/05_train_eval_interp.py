@@ -11,6 +11,7 @@
 # - mine DPO preference pairs from a model's own predictions (a right answer over a wrong one;
 #   where none is right, the expected output over the model's wrong one) and train with trl;
 # - write GRPO reward functions (exact match, partial credit, well-formed output) and train with them;
+# - run both through a benchmark adapter (`shared.benchmarks`): here ARC, the same calls take GSM8K or HumanEval;
 # - compare pass@2 across stages on one held-out slice of the training split (no evaluation task is read);
 # - read eleven interpretability views: attention, logit lens, per-cell confidence, entropy,
 #   agreement across augmentations, linear probes, PCA, activation patching, per-token loss,
@@ -40,7 +41,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, tasks
+from shared import bench, benchmarks, config, report, tasks
+from shared.benchmarks import arc
 from shared.interpret import agreement, attention, compare, confidence, errors, lens, patching, probes
 from shared.models import load_model, prompt_style
 from shared.solvers.model import ModelSolver
@@ -56,6 +58,7 @@ steps = STEPS or P.train_steps
 dpo_steps, grpo_steps = DPO_STEPS or max(2, steps // 4), GRPO_STEPS or max(2, steps // 10)
 run = Path(OUT) / sft.run_name(P.name, model_name)
 stages = {"base": model_name}  # stage -> a model name or a saved folder
+adapter, train_items = benchmarks.get("arc", eval_set=EVAL_SET), arc.task_items(train_tasks)
 print(f"profile {P.name}, model {model_name}: {len(pool)} clean training tasks; training on {len(train_tasks)}, "
       f"measuring on {len(heldout)} held out; {steps} SFT, {dpo_steps} DPO and {grpo_steps} GRPO steps")
 
@@ -84,7 +87,7 @@ plt.show()
 
 # %%
 model, tokenizer = load_model(stages["SFT"], load_in_4bit=P.load_in_4bit)
-mined = preference.mine_pairs(model, tokenizer, train_tasks, P.max_new_tokens, n_samples=N_SAMPLES,
+mined = preference.mine_pairs(model, tokenizer, adapter, train_items, P.max_new_tokens, n_samples=N_SAMPLES,
                               max_prompt_tokens=P.max_len - P.max_new_tokens)
 print(mined.summary())
 for pair in mined.pairs[:2]:
@@ -105,7 +108,7 @@ plt.show()
 for f in grpo.REWARDS:
     print(f"{f.__name__}: {f.__doc__.splitlines()[0]}")
 model, tokenizer = load_model(stages["DPO"], load_in_4bit=P.load_in_4bit)
-rows = grpo.grpo_rows(train_tasks, tokenizer, style, max_prompt_tokens=P.max_len - P.max_new_tokens)
+rows = grpo.grpo_rows(adapter, train_items, tokenizer, style, max_prompt_tokens=P.max_len - P.max_new_tokens)
 model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
 result = grpo.grpo_train(model, tokenizer, rows, run / "grpo" / "checkpoints", steps=grpo_steps,
                          batch_size=NUM_GENERATIONS * P.batch_size, max_completion_length=P.max_new_tokens,

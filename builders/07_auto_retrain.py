@@ -35,7 +35,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import config, tasks
+from shared import benchmarks, config, tasks
+from shared.benchmarks import arc
 from shared.train import data, retrain, sft
 
 P = config.profile(PROFILE)
@@ -58,7 +59,10 @@ print("score weights:", retrain.SIGNAL_WEIGHTS)
 # mine hard training tasks, reweight. Rerunning this cell continues after the last logged round.
 
 # %%
-result = retrain.run_loop(model_name, train_tasks, val_tasks, run, cfg, load_in_4bit=P.load_in_4bit,
+# the loop takes any benchmark adapter's items; here ARC's, one item per test input, grouped by task
+adapter = benchmarks.get("arc", eval_set=EVAL_SET)
+result = retrain.run_loop(model_name, adapter, arc.task_items(train_tasks), arc.task_items(val_tasks), run, cfg,
+                          load_in_4bit=P.load_in_4bit,
                           on_round=lambda row: print(f"round {row['round']}: score {row['score']:.3f}, "
                                                      f"{len(row['hard'])} hard tasks, {row['seconds']} s"))
 if result.resumed_after is not None:

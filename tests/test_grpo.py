@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
+from shared.benchmarks import arc  # noqa: E402
 from shared.models import load_model  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
 from shared.train import grpo  # noqa: E402
@@ -40,10 +41,23 @@ def test_rows_are_leave_one_out_views_with_expected_text():
     g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
     task = Task("t", (Pair(g([[1]]), g([[2]])), Pair(g([[3]]), g([[4]]))), (Pair(g([[5]]), g([[6]])),))
     _, tok = load_model("tiny", device="cpu")
-    rows = grpo.grpo_rows([task], tok, "plain")
+    adapter, items = arc.ArcBenchmark(), arc.task_items([task])
+    rows = grpo.grpo_rows(adapter, items, tok, "plain")
     assert [r["expected"] for r in rows] == ["2", "4", "6"]
     assert all(r["prompt"].endswith("output:\n") for r in rows)
-    assert grpo.grpo_rows([task], tok, "plain", max_prompt_tokens=5) == []
+    assert [r["item_id"] for r in rows] == [r["source"] for r in rows] == ["t#0:t0.p0123456789",
+                                                                           "t#1:t0.p0123456789", "t#2:t0.p0123456789"]
+    assert grpo.grpo_rows(adapter, items, tok, "plain", max_prompt_tokens=5) == []
+
+
+def test_the_arc_adapter_reward_agrees_with_exact_match():
+    g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
+    task = Task("t", (Pair(g([[1]]), g([[2]])),), (Pair(g([[1, 2], [3, 4]]), g([[1, 2], [3, 4]])),))
+    adapter, items = arc.ArcBenchmark(), arc.task_items([task])
+    reward = grpo.adapter_reward(adapter, items)
+    assert reward.__name__ == "arc_exact_reward"
+    ids = [items[0].id] * len(ANSWERS)
+    assert reward(None, ANSWERS, item_id=ids) == grpo.exact_match_reward(None, ANSWERS, [EXPECTED] * len(ANSWERS))
 
 
 def test_a_short_grpo_run_logs_each_named_reward(tmp_path):

@@ -1,4 +1,7 @@
-"""DPO pair mining (chosen / rejected rules, with a scripted model) and a short DPO run on the tiny model."""
+"""DPO pair mining on ARC (chosen / rejected rules, with a scripted model) and a short DPO run on the tiny model.
+
+Mining through the other adapters: tests/test_adapters_training.py.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
+from shared.benchmarks import arc  # noqa: E402
 from shared.decoding import completion_logprobs, sample_batch  # noqa: E402
 from shared.models import load_model  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
@@ -64,12 +68,16 @@ def test_mining_with_a_scripted_model(monkeypatch):
         return out
 
     monkeypatch.setattr(shared.decoding, "generate_batch", scripted)
-    mined = preference.mine_pairs(model, tok, [copy_task()], max_new_tokens=8)
+    mined = preference.mine_pairs(model, tok, arc.ArcBenchmark(), arc.task_items([copy_task()]), max_new_tokens=8)
     assert mined.views == 4
     assert (mined.all_correct, mined.chosen_expected, len(mined.pairs)) == (2, 2, 2)
     for p in mined.pairs:
         assert p["rejected"] == "77" + tok.eos_token
         assert p["chosen"] != p["rejected"] and p["prompt"].endswith("output:\n")
+        # the same pair as ARC's own grid rule gives
+        test_input = p["prompt"].rstrip("\n").split("\n")[-2]
+        assert preference.pair_from_answers(p["prompt"], g([[int(c) for c in test_input]]), ["77"],
+                                            tok.eos_token) == {k: p[k] for k in p if k != "source"}
     assert "2 pairs from 4 views" in mined.summary()
 
 

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("peft")
 
+from shared.benchmarks import arc  # noqa: E402
 from shared.models import load_model  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
 from shared.train import retrain  # noqa: E402
@@ -43,9 +44,9 @@ def test_signals_and_calibration():
 
 
 def test_hard_tasks_are_failed_or_low_margin_hardest_first():
-    scores = [{"task_id": "easy", "exact": 1.0, "margin": 3.0},
-              {"task_id": "close", "exact": 1.0, "margin": 0.2},
-              {"task_id": "failed", "exact": 0.0, "margin": -1.0}]
+    scores = [{"group": "easy", "exact": 1.0, "margin": 3.0},
+              {"group": "close", "exact": 1.0, "margin": 0.2},
+              {"group": "failed", "exact": 0.0, "margin": -1.0}]
     assert retrain.hard_tasks(scores, margin_floor=1.0) == ["failed", "close"]
 
 
@@ -54,11 +55,14 @@ def copy_task(k: int) -> Task:
     return Task(f"copy{k}", pairs[:2], pairs[2:])
 
 
+ARC = arc.ArcBenchmark()
+
+
 def test_training_mix_repeats_hard_tasks():
     _, tok = load_model("tiny", device="cpu")
-    tasks = [copy_task(1), copy_task(2)]
-    plain = retrain.training_mix(tasks, {}, tok, "plain", 512, 1)
-    weighted = retrain.training_mix(tasks, {"copy2": 3}, tok, "plain", 512, 1)
+    items = arc.task_items([copy_task(1), copy_task(2)])
+    plain = retrain.training_mix(ARC, items, {}, tok, "plain", 512, 1)
+    weighted = retrain.training_mix(ARC, items, {"copy2": 3}, tok, "plain", 512, 1)
     assert len(plain) == 6 and len(weighted) == 3 + 3 * 3
     assert sum(ex["source"].startswith("copy2") for ex in weighted.items) == 9
 
@@ -89,8 +93,8 @@ class Killed(Exception):
 
 
 def test_a_killed_loop_resumes_from_its_log_and_matches_an_uninterrupted_one(tmp_path):
-    train, val = [copy_task(k) for k in (1, 2, 3)], [copy_task(4)]
-    whole = retrain.run_loop("tiny", train, val, tmp_path / "whole", CFG, device="cpu")
+    train, val = arc.task_items([copy_task(k) for k in (1, 2, 3)]), arc.task_items([copy_task(4)])
+    whole = retrain.run_loop("tiny", ARC, train, val, tmp_path / "whole", CFG, device="cpu")
     assert [r["round"] for r in whole.rows] == [0, 1, 2] and whole.stopped == "3 rounds"
 
     def kill_after_round_1(row):
@@ -98,27 +102,28 @@ def test_a_killed_loop_resumes_from_its_log_and_matches_an_uninterrupted_one(tmp
             raise Killed
 
     with pytest.raises(Killed):
-        retrain.run_loop("tiny", train, val, tmp_path / "cut", CFG, on_round=kill_after_round_1, device="cpu")
+        retrain.run_loop("tiny", ARC, train, val, tmp_path / "cut", CFG, on_round=kill_after_round_1, device="cpu")
     log = tmp_path / "cut" / retrain.LOG
     with open(log, "a") as f:
         f.write('{"round": 2, "sig')  # a line torn by the kill
-    resumed = retrain.run_loop("tiny", train, val, tmp_path / "cut", CFG, device="cpu")
+    resumed = retrain.run_loop("tiny", ARC, train, val, tmp_path / "cut", CFG, device="cpu")
     assert resumed.resumed_after == 1
     assert [r["round"] for r in resumed.rows] == [0, 1, 2]
     assert [json.loads(line)["round"] for line in log.read_text().splitlines()] == [0, 1, 2]
     for a, b in zip(whole.rows, resumed.rows, strict=True):
         assert a["signals"] == pytest.approx(b["signals"], abs=1e-4)
         assert a["hard"] == b["hard"]
-    done = retrain.run_loop("tiny", train, val, tmp_path / "cut", CFG, device="cpu")
+    done = retrain.run_loop("tiny", ARC, train, val, tmp_path / "cut", CFG, device="cpu")
     assert [r["round"] for r in done.rows] == [0, 1, 2] and done.stopped == "3 rounds (already)"
     assert not (tmp_path / "cut" / "round-2" / "checkpoints").exists()  # a logged round keeps its adapter only
 
 
 def test_the_loop_stops_on_a_plateau(tmp_path):
     cfg = retrain.LoopConfig(**{**CFG.__dict__, "rounds": 5, "patience": 1, "min_gain": 10.0})
-    res = retrain.run_loop("tiny", [copy_task(1)], [copy_task(4)], tmp_path, cfg, device="cpu")
+    train, val = arc.task_items([copy_task(1)]), arc.task_items([copy_task(4)])
+    res = retrain.run_loop("tiny", ARC, train, val, tmp_path, cfg, device="cpu")
     assert len(res.rows) == 2 and res.stopped.startswith("plateau")
-    again = retrain.run_loop("tiny", [copy_task(1)], [copy_task(4)], tmp_path, cfg, device="cpu")
+    again = retrain.run_loop("tiny", ARC, train, val, tmp_path, cfg, device="cpu")
     assert again.stopped == "plateau (already)" and len(again.rows) == 2
     import matplotlib
 

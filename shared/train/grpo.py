@@ -1,21 +1,24 @@
 """GRPO: reinforcement learning from rewards on the model's own sampled answers, with trl.
 
-Each reward is a named function `f(prompts, completions, expected, **kwargs) -> list[float]`
-(trl passes the dataset's extra columns as keyword arguments; `expected` is the answer grid as
+Each reward is a named function `f(prompts, completions, **columns) -> list[float]`; trl passes the
+dataset's extra columns (`item_id`, `expected`) as keyword arguments and logs each reward by the
+function's name. `adapter_reward` makes one for any benchmark adapter (its headline metric on the
+parsed completion); for ARC there are also grid rewards reading `expected` (the answer grid as
 text): exact match, partial credit (size right, then the share of cells right) and well-formed
 output. GRPO samples `num_generations` answers per prompt and pushes toward the better ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 
-from shared.formats import build_prompt, format_answer, parse_grid
-from shared.train.data import views
-from shared.train.preference import common_args, run_trainer
-from shared.train.sft import TrainResult
+from shared.benchmarks import Benchmark, Item
+from shared.formats import parse_grid
+from shared.train.preference import common_args
+from shared.train.sft import TrainResult, run_trainer
 
 GRPO_LR = 1e-5  # RL steps on a pretrained model are small; the tiny smoke model takes more
 NUM_GENERATIONS = 4  # answers per prompt compared against each other; 8-16 on a GPU
@@ -29,8 +32,31 @@ def completion_text(completion) -> str:
     return completion[-1]["content"] if completion else ""
 
 
+def adapter_reward(adapter: Benchmark, views: Mapping[str, Item] | Iterable[Item], metric: str | None = None):
+    """A reward function scoring completions with `adapter` under `metric` (default its headline metric).
+
+    `views`: the items the rows' `item_id`s name (`grpo_rows` gives the training views' ids), as a list
+    or as id -> item. The function, `(prompts, completions, item_id, **kwargs) -> list[float]`, parses
+    each completion and scores all of a batch in one `score_many` call (HumanEval runs them in the
+    sandbox together); it is named `<benchmark>_<metric>_reward`, the name trl logs it under.
+    """
+    by_id = dict(views) if isinstance(views, Mapping) else {v.id: v for v in views}
+    metric = metric or adapter.metrics[0]
+    if metric not in adapter.metrics:
+        raise ValueError(f"{adapter.name} scores {', '.join(adapter.metrics)}, not {metric!r}")
+
+    def reward(prompts, completions, item_id, **kwargs) -> list[float]:
+        items = [by_id[i] for i in item_id]
+        predictions = [adapter.parse(item, completion_text(c)) for item, c in zip(items, completions, strict=True)]
+        return [float(s[metric]) for s in adapter.score_many(items, predictions)]
+
+    reward.__name__ = reward.__qualname__ = f"{adapter.name}_{metric}_reward"
+    reward.__doc__ = f"1.0 when {adapter.name} scores the completion right under {metric!r}, else 0.0."
+    return reward
+
+
 def exact_match_reward(prompts, completions, expected, **kwargs) -> list[float]:
-    """1.0 when the completion parses to exactly the expected grid, else 0.0."""
+    """ARC: 1.0 when the completion parses to exactly the expected grid, else 0.0."""
     out = []
     for c, e in zip(completions, expected, strict=True):
         grid, want = parse_grid(completion_text(c)), parse_grid(e)
@@ -39,7 +65,7 @@ def exact_match_reward(prompts, completions, expected, **kwargs) -> list[float]:
 
 
 def partial_credit_reward(prompts, completions, expected, **kwargs) -> list[float]:
-    """0.5 for the right size, plus 0.5 times the share of cells right; 0.0 for a wrong size or no grid."""
+    """ARC: 0.5 for the right size, plus 0.5 times the share of cells right; 0.0 for a wrong size or no grid."""
     out = []
     for c, e in zip(completions, expected, strict=True):
         grid, want = parse_grid(completion_text(c)), parse_grid(e)
@@ -51,26 +77,26 @@ def partial_credit_reward(prompts, completions, expected, **kwargs) -> list[floa
 
 
 def format_reward(prompts, completions, expected=None, **kwargs) -> list[float]:
-    """1.0 when the completion is exactly one well-formed grid (what `parse_grid` accepts), else 0.0."""
+    """ARC: 1.0 when the completion is exactly one well-formed grid (what `parse_grid` accepts), else 0.0."""
     return [float(parse_grid(completion_text(c)) is not None) for c in completions]
 
 
-REWARDS = (exact_match_reward, partial_credit_reward, format_reward)
+REWARDS = (exact_match_reward, partial_credit_reward, format_reward)  # ARC's grid rewards
 
 
-def grpo_rows(tasks, tokenizer, style: str, n_augment: int = 1, max_prompt_tokens: int | None = None,
-              seed: int = 0) -> list[dict]:
-    """{"prompt", "expected"} for every leave-one-out view of `tasks` (training tasks)."""
+def grpo_rows(adapter: Benchmark, items: list[Item], tokenizer, style: str, n_augment: int = 1,
+              max_prompt_tokens: int | None = None, seed: int = 0) -> list[dict]:
+    """{"prompt", "item_id", "expected", "source"} for every training view of `items` under any adapter
+    (ARC: each leave-one-out view of training tasks). `expected` is `adapter.reference(view)` (ARC: the
+    answer grid as text); `item_id` (= `source`) names the view for `adapter_reward`."""
     from shared.models import count_tokens
 
     rows = []
-    for t_i, task in enumerate(tasks):
-        for v in views(task, n_augment, seed=seed + t_i):
-            prompt = build_prompt(tokenizer, v.task, 0, style)
-            if max_prompt_tokens is not None and count_tokens(tokenizer, prompt) > max_prompt_tokens:
-                continue
-            rows.append({"prompt": prompt, "expected": format_answer(v.task.test[0].output),
-                         "source": f"{v.task_id}#{v.target}:{v.aug.id}"})
+    for view in adapter.training_views(items, n_augment, seed):
+        prompt = adapter.prompt(tokenizer, view, style)
+        if max_prompt_tokens is not None and count_tokens(tokenizer, prompt) > max_prompt_tokens:
+            continue
+        rows.append({"prompt": prompt, "item_id": view.id, "expected": adapter.reference(view), "source": view.id})
     return rows
 
 
@@ -78,8 +104,9 @@ def grpo_train(model, tokenizer, rows: list[dict], out_dir: str | Path, steps: i
                max_completion_length: int, lr: float = GRPO_LR, num_generations: int = NUM_GENERATIONS,
                reward_funcs=REWARDS, reward_weights: list[float] | None = None, temperature: float = 1.0,
                beta: float = BETA, resume: bool = True, **config) -> TrainResult:
-    """GRPO with trl on prompts with expected answers; resumable like `sft.train`.
+    """GRPO with trl on `grpo_rows` (prompts with expected answers); resumable like `sft.train`.
 
+    reward_funcs: default ARC's grid rewards; for another benchmark, `[adapter_reward(adapter, views)]`.
     batch_size: completions per step; it must be a multiple of num_generations (each prompt's
     group of answers is scored together). Further keyword arguments go to trl's GRPOConfig (overriding ours).
     """
@@ -94,7 +121,9 @@ def grpo_train(model, tokenizer, rows: list[dict], out_dir: str | Path, steps: i
     args = GRPOConfig(num_generations=num_generations, max_completion_length=max_completion_length,
                       temperature=temperature, beta=beta, reward_weights=reward_weights,
                       **{**common_args(out_dir, steps, batch_size, lr, model), **config})
-    data = datasets.Dataset.from_list([{"prompt": r["prompt"], "expected": r["expected"]} for r in rows])
+    # the columns rewards read (trl passes them as keyword arguments); rows written by hand may lack item_id
+    columns = [c for c in ("prompt", "item_id", "expected") if c in rows[0]]
+    data = datasets.Dataset.from_list([{c: r[c] for c in columns} for r in rows])
     trainer = GRPOTrainer(model=model, reward_funcs=list(reward_funcs), args=args, train_dataset=data,
                           processing_class=tokenizer)
     return run_trainer(trainer, model, out_dir, steps, resume)

@@ -1,38 +1,44 @@
 """DPO: preference pairs mined from the model's own answers, then DPO training with trl.
 
-Mining answers each leave-one-out view of the training tasks with the model (greedy, plus any
-sampled answers) and pairs a correct answer (chosen) with a wrong one (rejected); where the
-model has no correct answer the expected output is chosen instead, and where it has no wrong
-one the view gives no pair. `run_trainer` runs a trl trainer resumably (GRPO uses it too).
+Mining works on any benchmark adapter (`shared.benchmarks`): it answers every training view of
+the items (ARC: each leave-one-out view of a task) with the model (greedy, plus any sampled
+answers), judges the answers with the adapter's headline metric and pairs a right answer (chosen)
+with a wrong one (rejected); where the model has no right answer the adapter's training target is
+chosen instead, and where it has no wrong one the view gives no pair. Training resumes from its
+checkpoints through `sft.run_trainer`, as SFT and GRPO do.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shared.formats import build_prompt, format_answer, format_example, parse_grid
+from shared.benchmarks import Benchmark, Item
+from shared.benchmarks import end_marker as turn_end  # any adapter's; `end_marker` below is ARC's, kept for callers
+from shared.formats import END_MARKERS, format_answer, format_example, parse_grid
 from shared.grids import same
-from shared.train.data import views
-from shared.train.sft import TrainResult, latest_checkpoint
+from shared.train.sft import TrainResult, run_trainer
 
 BETA = 0.1  # DPO's KL strength; trl's default and the DPO paper's usual value
 DPO_LR = 5e-5  # preference steps are gentler than SFT's; LoRA on a small model tolerates more
 
 
 def end_marker(tokenizer, task, style: str) -> str:
-    """What follows the answer grid in a training completion: eos (plain) or the template's turn end."""
+    """ARC only: what follows the answer grid in a training completion, eos (plain) or the template's turn end.
+
+    Any adapter: `shared.benchmarks.end_marker(tokenizer, style)`, the same text.
+    """
     _, completion = format_example(tokenizer, task, 0, style)
     return completion[len(format_answer(task.test[0].output)):]
 
 
 def pair_from_answers(prompt: str, expected, answers: list[str], end: str) -> dict | None:
-    """One preference pair from the model's raw answers to `prompt`, or None.
+    """ARC only: one preference pair from the model's raw answers to `prompt`, or None.
 
     chosen: the first answer that parses to the expected grid, else the expected grid itself;
     rejected: the first answer that is not the expected grid (a wrong grid, or text that is no
     grid at all, kept as written). None when every answer is right (nothing to prefer against).
+    `pair_from_judged` is the same rule for any adapter.
     """
     chosen, rejected, kind = None, None, "expected"
     for text in answers:
@@ -48,6 +54,33 @@ def pair_from_answers(prompt: str, expected, answers: list[str], end: str) -> di
             "chosen_from": kind}
 
 
+def answer_text(text: str) -> str:
+    """A raw answer as a completion to train on: no leading blank lines, trailing whitespace or end markers.
+
+    Leading spaces stay: a HumanEval body starts indented, a plain GSM8K answer with the space after
+    "Answer:". For an ARC answer that parses, this is the grid as `format_answer` writes it.
+    """
+    text = text.lstrip("\n").rstrip()
+    while text.endswith(END_MARKERS):
+        text = text[: -len(next(m for m in END_MARKERS if text.endswith(m)))].rstrip()
+    return text
+
+
+def pair_from_judged(prompt: str, answers: list[str], right: list[bool], target: str, end: str) -> dict | None:
+    """One preference pair from the model's answers to `prompt` and whether each is right, or None.
+
+    chosen: the first right answer (`answer_text` + `end`), else `target` (the adapter's training
+    target, which ends with its own marker); rejected: the first wrong answer, likewise. None when
+    every answer is right (nothing to prefer against).
+    """
+    chosen = next((answer_text(a) + end for a, ok in zip(answers, right, strict=True) if ok), None)
+    rejected = next((answer_text(a) + end for a, ok in zip(answers, right, strict=True) if not ok), None)
+    if rejected is None:
+        return None
+    return {"prompt": prompt, "chosen": chosen or target, "rejected": rejected,
+            "chosen_from": "model" if chosen else "expected"}
+
+
 @dataclass
 class MinedPairs:
     pairs: list[dict] = field(default_factory=list)
@@ -58,37 +91,51 @@ class MinedPairs:
 
     def summary(self) -> str:
         return (f"{len(self.pairs)} pairs from {self.views} views: chosen = the model's right answer in "
-                f"{self.chosen_from_model}, the expected output in {self.chosen_expected}; "
+                f"{self.chosen_from_model}, the expected answer in {self.chosen_expected}; "
                 f"{self.all_correct} views answered right every time gave none")
 
 
-def mine_pairs(model, tokenizer, tasks, max_new_tokens: int, style: str | None = None, n_augment: int = 1,
-               n_samples: int = 0, max_prompt_tokens: int | None = None, seed: int = 0) -> MinedPairs:
-    """Preference pairs from the model's greedy (and `n_samples` sampled) answers to every
-    leave-one-out view of `tasks` (training tasks: their test outputs are used)."""
+def mine_pairs(model, tokenizer, adapter: Benchmark, items: list[Item], max_new_tokens: int | None = None,
+               style: str | None = None, n_augment: int = 1, n_samples: int = 0, max_prompt_tokens: int | None = None,
+               seed: int = 0) -> MinedPairs:
+    """Preference pairs from the model's greedy (and `n_samples` sampled) answers to every training
+    view of `items` under any benchmark adapter (ARC: `arc.task_items(tasks)` of training tasks,
+    whose test outputs are used).
+
+    An answer is right under the adapter's first (headline) metric; all answers are scored in one
+    `score_many` call, so an adapter that runs code (HumanEval) batches its sandbox. max_new_tokens:
+    default the adapter's. Views whose prompt is over `max_prompt_tokens` are skipped.
+    """
     from shared.decoding import generate_batch, sample_batch
     from shared.models import count_tokens, prompt_style
 
     style = style or prompt_style(model, tokenizer)
-    items = []
-    for t_i, task in enumerate(tasks):
-        for v in views(task, n_augment, seed=seed + t_i):
-            prompt = build_prompt(tokenizer, v.task, 0, style)
-            if max_prompt_tokens is None or count_tokens(tokenizer, prompt) <= max_prompt_tokens:
-                items.append((v, prompt))
-    prompts = [p for _, p in items]
+    max_new_tokens = max_new_tokens or adapter.max_new_tokens
+    todo = []
+    for view in adapter.training_views(items, n_augment, seed):
+        prompt = adapter.prompt(tokenizer, view, style)
+        if max_prompt_tokens is None or count_tokens(tokenizer, prompt) <= max_prompt_tokens:
+            todo.append((view, prompt))
+    prompts = [p for _, p in todo]
     answers = [[t] for t in generate_batch(model, tokenizer, prompts, max_new_tokens)]
     if n_samples:
         for mine, extra in zip(answers, sample_batch(model, tokenizer, prompts, n_samples, max_new_tokens,
                                                        seed=seed), strict=True):
             mine += extra
-    out = MinedPairs(views=len(items))
-    for (v, prompt), texts in zip(items, answers, strict=True):
-        pair = pair_from_answers(prompt, v.task.test[0].output, texts, end_marker(tokenizer, v.task, style))
+    flat_views = [view for (view, _), texts in zip(todo, answers, strict=True) for _ in texts]
+    flat_preds = [adapter.parse(view, t) for (view, _), texts in zip(todo, answers, strict=True) for t in texts]
+    metric = adapter.metrics[0]
+    right = [bool(s[metric]) for s in adapter.score_many(flat_views, flat_preds)]
+    end = turn_end(tokenizer, style)
+    out = MinedPairs(views=len(todo))
+    at = 0
+    for (view, prompt), texts in zip(todo, answers, strict=True):
+        judged, at = right[at:at + len(texts)], at + len(texts)
+        pair = pair_from_judged(prompt, texts, judged, adapter.target(tokenizer, view, style), end)
         if pair is None:
             out.all_correct += 1
             continue
-        pair["source"] = f"{v.task_id}#{v.target}:{v.aug.id}"
+        pair["source"] = view.id
         out.pairs.append(pair)
         if pair["chosen_from"] == "model":
             out.chosen_from_model += 1
@@ -113,37 +160,6 @@ def common_args(out_dir, steps: int, batch_size: int, lr: float, model, save_ste
             "logging_steps": 1, "save_strategy": "steps", "save_steps": save_steps or max(1, steps // 4),
             "save_total_limit": 2, "seed": seed, "data_seed": seed, "report_to": "none", "disable_tqdm": True,
             "gradient_checkpointing": False, "dataloader_num_workers": 0, **_precision(model)}
-
-
-def run_trainer(trainer, model, out_dir, steps: int, resume: bool = True) -> TrainResult:
-    """Train with a built trl trainer up to `steps`, continuing from the latest checkpoint in out_dir.
-
-    A run already at `steps` loads its weights and returns. The model's stop ids are put back
-    afterwards (trainers may collapse a list of eos ids to the tokenizer's one).
-    """
-    from transformers import PrinterCallback, TrainerState
-    from transformers.trainer import TRAINER_STATE_NAME
-
-    trainer.remove_callback(PrinterCallback)
-    gen = model.generation_config
-    stops = (model.config.eos_token_id, gen.eos_token_id if gen is not None else None)
-    start = latest_checkpoint(out_dir) if resume else None
-    if start is not None:
-        state = TrainerState.load_from_json(str(Path(start) / TRAINER_STATE_NAME))
-        if state.global_step >= steps:
-            trainer._load_from_checkpoint(start)
-            model.eval()
-            return TrainResult(state.global_step, start, list(state.log_history))
-    t0 = time.perf_counter()
-    model.train()
-    try:
-        trainer.train(resume_from_checkpoint=start)
-    finally:
-        model.eval()
-        model.config.eos_token_id = stops[0]
-        if gen is not None:
-            model.generation_config.eos_token_id = stops[1]
-    return TrainResult(trainer.state.global_step, start, list(trainer.state.log_history), time.perf_counter() - t0)
 
 
 def dpo_train(model, tokenizer, pairs: list[dict], out_dir: str | Path, steps: int, batch_size: int,

@@ -1,9 +1,11 @@
-"""The automated retraining loop (07): train -> evaluate -> mine hard tasks -> reweight -> retrain.
+"""The automated retraining loop (07): train -> evaluate -> mine hard items -> reweight -> retrain.
 
-Each round trains the LoRA model further on a mix repeating the hard training tasks (failed, or
-right by a small margin), then scores a held-out validation slice (never mined, never trained on)
-by exact match, partial credit, format validity and calibration. One JSON line per round goes to
-`loop.jsonl`, the adapter beside it: a killed loop resumes after its last round; a plateau stops it.
+Works on any benchmark adapter (`shared.benchmarks`). Each round trains the LoRA model further on a
+mix repeating the hard training groups (ARC: tasks; failed, or right by a small margin), then scores
+a held-out validation slice (never mined, never trained on) by the adapter's headline metric
+("exact") and calibration, plus partial credit and format validity for ARC's grids. One JSON line
+per round goes to `loop.jsonl`, the LoRA weights beside it: a killed loop resumes after its last
+round; a plateau stops it.
 """
 
 from __future__ import annotations
@@ -18,26 +20,35 @@ from pathlib import Path
 import numpy as np
 
 from shared.bench import drop_torn_tail, read_jsonl
-from shared.formats import build_prompt, format_answer, format_example
+from shared.benchmarks import Benchmark, Item, end_marker
 from shared.tasks import Task
-from shared.train.grpo import exact_match_reward, format_reward, partial_credit_reward
+from shared.train.grpo import format_reward, partial_credit_reward
 
 LOG = "loop.jsonl"
 # how much each signal counts in a round's score: solving is what matters, the rest breaks ties
+# ("exact" is the adapter's headline metric: ARC exact match, GSM8K strict, HumanEval passed)
 SIGNAL_WEIGHTS = {"exact": 1.0, "partial": 0.5, "format": 0.25, "calibration": 0.25}
+GRID_SIGNALS = ("partial", "format")  # measured on ARC grids only; other adapters leave them out (weight 0)
 HARD_WEIGHT = 3  # a hard task's examples appear this many times in the next round's mix
 MARGIN_FLOOR = 1.0  # nats: a right answer whose closest token decision was nearer than this is "low margin"
 # smallest-grid cap per profile, so a CPU smoke run sees prompts of a few hundred tokens; 0 = no cap
 MAX_CELLS = {"smoke": 36}
 
 
+def signal_weights(adapter: Benchmark) -> dict[str, float]:
+    """The signals a round of `adapter` is scored by, with their weights: all for ARC, else no grid signals."""
+    if adapter.name == "arc":
+        return dict(SIGNAL_WEIGHTS)
+    return {k: w for k, w in SIGNAL_WEIGHTS.items() if k not in GRID_SIGNALS}
+
+
 def cell_limit(profile) -> int:
-    """Largest grid (in cells) a profile's training-track notebooks take; 0 = any."""
+    """ARC: largest grid (in cells) a profile's training-track notebooks take; 0 = any."""
     return int(getattr(profile, "max_cells", MAX_CELLS.get(profile.name, 0)))
 
 
 def small_tasks(tasks, max_cells: int) -> list[Task]:
-    """Tasks whose every grid has at most `max_cells` cells (all of them when max_cells is 0)."""
+    """ARC: tasks whose every grid has at most `max_cells` cells (all of them when max_cells is 0)."""
     if not max_cells:
         return list(tasks)
     return [t for t in tasks if all(p.input.size <= max_cells and (p.output is None or p.output.size <= max_cells)
@@ -64,43 +75,51 @@ def answer_margin(model, tokenizer, prompt: str, completion: str) -> float:
     return float((right - rows.max(-1).values).min())
 
 
-def score_tasks(model, tokenizer, tasks: list[Task], max_new_tokens: int, style: str | None = None) -> list[dict]:
-    """Per task (its test inputs with outputs, averaged): exact, partial, format, confidence, margin.
+def score_tasks(model, tokenizer, adapter: Benchmark, items: list[Item], max_new_tokens: int | None = None,
+                style: str | None = None) -> list[dict]:
+    """Per group of items (ARC: a task's test inputs, averaged): exact, confidence, margin, and for ARC
+    partial and format. Items without a reference answer (ARC evaluation tasks) are left out.
 
-    The answer is greedy; confidence is the probability the model gives its own answer (text
-    and end marker); margin is `answer_margin` of the expected answer.
+    The answer is greedy; "exact" is the adapter's headline metric on it (parse + `score_many`);
+    confidence is the probability the model gives its own answer (text and end marker); margin is
+    `answer_margin` of the adapter's training target. max_new_tokens: default the adapter's.
     """
     from shared.decoding import completion_logprobs, generate_batch
     from shared.models import prompt_style
 
     style = style or prompt_style(model, tokenizer)
-    items = [(t, i) for t in tasks for i, p in enumerate(t.test) if p.output is not None]
-    prompts = [build_prompt(tokenizer, t, i, style) for t, i in items]
-    texts = generate_batch(model, tokenizer, prompts, max_new_tokens)
-    expected = [format_example(tokenizer, t, i, style)[1] for t, i in items]
-    truth = [format_answer(t.test[i].output) for t, i in items]
-    exact = exact_match_reward(prompts, texts, truth)
-    partial = partial_credit_reward(prompts, texts, truth)
-    well_formed = format_reward(prompts, texts)
-    end = tokenizer.eos_token or ""
+    items = [item for item in items if adapter.reference(item)]
+    prompts = [adapter.prompt(tokenizer, item, style) for item in items]
+    texts = generate_batch(model, tokenizer, prompts, max_new_tokens or adapter.max_new_tokens)
+    predictions = [adapter.parse(item, text) for item, text in zip(items, texts, strict=True)]
+    exact = [float(s[adapter.metrics[0]]) for s in adapter.score_many(items, predictions)]
+    grids = "partial" in signal_weights(adapter)
+    if grids:
+        truth = [adapter.reference(item) for item in items]
+        partial, well_formed = partial_credit_reward(prompts, texts, truth), format_reward(prompts, texts)
+    end = end_marker(tokenizer, style)
     own = completion_logprobs(model, tokenizer, list(zip(prompts, [t + end for t in texts], strict=True)))
     per: dict[str, list[dict]] = {}
-    for k, (t, _) in enumerate(items):
-        per.setdefault(t.id, []).append({
-            "exact": exact[k], "partial": partial[k], "format": well_formed[k],
-            "confidence": math.exp(own[k]), "margin": answer_margin(model, tokenizer, prompts[k], expected[k])})
-    return [{"task_id": tid, **{key: float(np.mean([s[key] for s in scores])) for key in scores[0]}}
-            for tid, scores in per.items()]
+    for k, item in enumerate(items):
+        row = {"exact": exact[k]}
+        if grids:
+            row.update(partial=partial[k], format=well_formed[k])
+        row.update(confidence=math.exp(own[k]),
+                   margin=answer_margin(model, tokenizer, prompts[k], adapter.target(tokenizer, item, style)))
+        per.setdefault(item.group_id, []).append(row)
+    return [{"group": gid, **{key: float(np.mean([s[key] for s in scores])) for key in scores[0]}}
+            for gid, scores in per.items()]
 
 
-def signals(scores: list[dict]) -> dict[str, float]:
-    """Round signals over tasks: mean exact / partial / format, and calibration = 1 - Brier score
-    of the confidence against exactness (1 is perfectly calibrated)."""
+def signals(scores: list[dict], weights: dict[str, float] = SIGNAL_WEIGHTS) -> dict[str, float]:
+    """Round signals over groups, those `weights` names: mean exact (and ARC's partial / format), and
+    calibration = 1 - Brier score of the confidence against exactness (1 is perfectly calibrated)."""
     if not scores:
-        return dict.fromkeys(SIGNAL_WEIGHTS, 0.0)
-    mean = lambda key: float(np.mean([s[key] for s in scores]))  # noqa: E731
-    brier = float(np.mean([(s["confidence"] - s["exact"]) ** 2 for s in scores]))
-    return {"exact": mean("exact"), "partial": mean("partial"), "format": mean("format"), "calibration": 1 - brier}
+        return dict.fromkeys(weights, 0.0)
+    out = {key: float(np.mean([s[key] for s in scores])) for key in weights if key != "calibration"}
+    if "calibration" in weights:
+        out["calibration"] = 1 - float(np.mean([(s["confidence"] - s["exact"]) ** 2 for s in scores]))
+    return out
 
 
 def combined(sig: dict[str, float], weights: dict[str, float] = SIGNAL_WEIGHTS) -> float:
@@ -109,9 +128,9 @@ def combined(sig: dict[str, float], weights: dict[str, float] = SIGNAL_WEIGHTS) 
 
 
 def hard_tasks(scores: list[dict], margin_floor: float = MARGIN_FLOOR) -> list[str]:
-    """Ids of tasks failed or right by a margin under `margin_floor`, hardest first."""
+    """Groups (ARC: task ids) failed or right by a margin under `margin_floor`, hardest first."""
     hard = [s for s in scores if s["exact"] < 1 or s["margin"] < margin_floor]
-    return [s["task_id"] for s in sorted(hard, key=lambda s: s["margin"])]
+    return [s["group"] for s in sorted(hard, key=lambda s: s["margin"])]
 
 
 def plateaued(scores: list[float], patience: int, min_gain: float) -> bool:
@@ -123,15 +142,28 @@ def plateaued(scores: list[float], patience: int, min_gain: float) -> bool:
 
 # -- the training mix ----------------------------------------------------------------------
 
-def training_mix(tasks: list[Task], weights: dict[str, int], tokenizer, style: str, max_len: int, n_augment: int,
-                 seed: int = 0):
-    """Tokenized examples of every task, each task's repeated `weights[id]` times (default once)."""
-    from shared.train.data import Examples, build_examples
+def groups(items: list[Item]) -> dict[str, list[Item]]:
+    """Items by group id (ARC: task id), in first-seen order."""
+    out: dict[str, list[Item]] = {}
+    for item in items:
+        out.setdefault(item.group_id, []).append(item)
+    return out
+
+
+def training_mix(adapter: Benchmark, items: list[Item], weights: dict[str, int], tokenizer, style: str, max_len: int,
+                 n_augment: int, seed: int = 0):
+    """Tokenized examples of every group of items, each group's repeated `weights[group]` times (default once).
+
+    Built group by group with `stages.build_examples`, seed + the group's index: for ARC the examples
+    `shared.train.data.build_examples` makes of each task on its own.
+    """
+    from shared.benchmarks.stages import build_examples
+    from shared.train.data import Examples
 
     mix = Examples(max_len=max_len)
-    for t_i, task in enumerate(tasks):
-        ex = build_examples([task], tokenizer, style, max_len, n_augment=n_augment, seed=seed + t_i)
-        mix.items += ex.items * max(1, int(weights.get(task.id, 1)))
+    for g_i, (gid, group) in enumerate(groups(items).items()):
+        ex = build_examples(adapter, group, tokenizer, style, max_len, n_augment=n_augment, seed=seed + g_i)
+        mix.items += ex.items * max(1, int(weights.get(gid, 1)))
         mix.dropped_too_long += ex.dropped_too_long
     return mix
 
@@ -145,14 +177,14 @@ class LoopConfig:
     batch_size: int = 2
     lr: float = 1e-3
     max_len: int = 2048
-    max_new_tokens: int = 64
+    max_new_tokens: int = 64  # greedy answers while scoring; 0: the adapter's
     n_augment: int = 2
     lora_r: int = 16
     hard_weight: int = HARD_WEIGHT
     margin_floor: float = MARGIN_FLOOR
     patience: int = 2
     min_gain: float = 0.01
-    mine_limit: int = 0  # training tasks scored for mining each round (a seeded sample); 0 = all
+    mine_limit: int = 0  # training groups scored for mining each round (a seeded sample); 0 = all
     seed: int = 0
 
 
@@ -167,13 +199,14 @@ class LoopResult:
         return [r["score"] for r in self.rows]
 
 
-def mining_sample(tasks: list[Task], limit: int, seed: int) -> list[Task]:
-    """The training tasks to score for mining: all, or a seeded sample of `limit` (big runs)."""
+def mining_sample(items: list[Item], limit: int, seed: int) -> list[Item]:
+    """The training items to score for mining: all, or those of a seeded sample of `limit` groups (big runs)."""
     import random
 
-    if not limit or limit >= len(tasks):
-        return list(tasks)
-    return random.Random(seed).sample(list(tasks), limit)
+    by_group = groups(items)
+    if not limit or limit >= len(by_group):
+        return list(items)
+    return [item for gid in random.Random(seed).sample(list(by_group), limit) for item in by_group[gid]]
 
 
 def _adapter_path(out_dir: Path, round_: int) -> Path:
@@ -197,11 +230,12 @@ def _load_adapter(model, path: Path) -> None:
     set_peft_model_state_dict(model, torch.load(path, map_location=model.device, weights_only=True))
 
 
-def run_loop(model_name: str, train_tasks: list[Task], val_tasks: list[Task], out_dir: str | Path,
-             cfg: LoopConfig | None = None, on_round=None, device: str | None = None,
+def run_loop(model_name: str, adapter: Benchmark, train_items: list[Item], val_items: list[Item],
+             out_dir: str | Path, cfg: LoopConfig | None = None, on_round=None, device: str | None = None,
              load_in_4bit: bool = False) -> LoopResult:
-    """Run (or resume) the loop in `out_dir`; returns every round's row. `on_round(row)` is called
-    after each round is logged (a notebook prints progress; a test interrupts the loop there)."""
+    """Run (or resume) the loop in `out_dir` on any adapter's items (ARC: `arc.task_items(tasks)` of
+    training tasks); returns every round's row. `on_round(row)` is called after each round is logged
+    (a notebook prints progress; a test interrupts the loop there)."""
     from shared.models import load_model, prompt_style
     from shared.train.sft import add_lora, train
 
@@ -218,25 +252,30 @@ def run_loop(model_name: str, train_tasks: list[Task], val_tasks: list[Task], ou
     model, tok = load_model(model_name, device=device, load_in_4bit=load_in_4bit)
     style = prompt_style(model, tok)
     model = add_lora(model, r=cfg.lora_r, alpha=2 * cfg.lora_r, seed=cfg.seed)
+    signal_w = signal_weights(adapter)
+    max_new_tokens = cfg.max_new_tokens or adapter.max_new_tokens
     weights: dict[str, int] = {}
     if rows:
         _load_adapter(model, _adapter_path(out, rows[-1]["round"]))
         weights = rows[-1]["weights"]
     for round_ in range(len(rows), cfg.rounds):
         t0 = time.perf_counter()
-        mix = training_mix(train_tasks, weights, tok, style, cfg.max_len, cfg.n_augment, seed=cfg.seed + round_)
+        mix = training_mix(adapter, train_items, weights, tok, style, cfg.max_len, cfg.n_augment,
+                           seed=cfg.seed + round_)
         res = train(model, tok, mix, out / f"round-{round_}" / "checkpoints", steps=cfg.steps_per_round,
                     batch_size=cfg.batch_size, lr=cfg.lr, seed=cfg.seed + round_)
-        val = score_tasks(model, tok, val_tasks, cfg.max_new_tokens, style)
-        sig = signals(val)
-        train_scores = score_tasks(model, tok, mining_sample(train_tasks, cfg.mine_limit, cfg.seed + round_),
-                                   cfg.max_new_tokens, style)
+        val = score_tasks(model, tok, adapter, val_items, max_new_tokens, style)
+        sig = signals(val, signal_w)
+        train_scores = score_tasks(model, tok, adapter, mining_sample(train_items, cfg.mine_limit, cfg.seed + round_),
+                                   max_new_tokens, style)
         hard = hard_tasks(train_scores, cfg.margin_floor)
-        weights = {tid: cfg.hard_weight for tid in hard}
+        weights = {gid: cfg.hard_weight for gid in hard}
         losses = [r["loss"] for r in res.log_history if "loss" in r]
-        row = {"round": round_, "signals": sig, "score": combined(sig), "hard": hard, "weights": weights,
-               "n_train": len(train_tasks), "n_val": len(val_tasks), "examples": len(mix), "mined": len(train_scores),
-               "train_exact": signals(train_scores)["exact"], "loss": losses[-1] if losses else None,
+        row = {"round": round_, "benchmark": adapter.name, "metric": adapter.metrics[0], "signals": sig,
+               "score": combined(sig, signal_w), "hard": hard, "weights": weights,
+               "n_train": len(groups(train_items)), "n_val": len(groups(val_items)), "examples": len(mix),
+               "mined": len(train_scores), "train_exact": signals(train_scores, signal_w)["exact"],
+               "loss": losses[-1] if losses else None,
                "seconds": round(time.perf_counter() - t0, 2)}
         _save_adapter(model, _adapter_path(out, round_))
         with open(log, "a") as f:
@@ -257,23 +296,24 @@ def run_loop(model_name: str, train_tasks: list[Task], val_tasks: list[Task], ou
 
 
 def loop_table(rows: list[dict]):
-    """One row per round: the signals, the score, hard tasks mined and the training loss (pandas)."""
+    """One row per round: the signals, the score, hard groups (ARC: tasks) mined and the training loss (pandas)."""
     import pandas as pd
 
     table = pd.DataFrame([{"round": r["round"], **{k: round(v, 4) for k, v in r["signals"].items()},
-                           "score": round(r["score"], 4), "hard tasks": len(r["hard"]),
+                           "score": round(r["score"], 4), "hard": len(r["hard"]),
                            "train exact": round(r["train_exact"], 3), "loss": r["loss"], "s": r["seconds"]}
                           for r in rows])
     return table.set_index("round") if len(table) else table
 
 
 def plot_loop(rows: list[dict], patience: int | None = None, min_gain: float | None = None):
-    """Signals and score per round (left), hard tasks mined per round (right)."""
+    """Signals and score per round (left), hard groups (ARC: tasks) mined per round (right)."""
     import matplotlib.pyplot as plt
 
     rounds = [r["round"] for r in rows]
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.4), gridspec_kw={"width_ratios": [2, 1]})
-    for k, name in enumerate(SIGNAL_WEIGHTS):
+    # the signals the rows carry: ARC's four, or no grid signals for another adapter
+    for k, name in enumerate(rows[0]["signals"] if rows else SIGNAL_WEIGHTS):
         a.plot(rounds, [r["signals"][name] for r in rows], marker="o", color=f"C{k}", label=name, alpha=0.7)
     a.plot(rounds, [r["score"] for r in rows], marker="s", color="black", lw=2, label="score")
     if rows:
@@ -286,7 +326,8 @@ def plot_loop(rows: list[dict], patience: int | None = None, min_gain: float | N
     a.set_ylim(-0.05, 1.05)
     a.legend(fontsize=7)
     b.bar(rounds, [len(r["hard"]) for r in rows], color="#FF851B")
-    b.set_title("hard training tasks mined", fontsize=9)
+    unit = "tasks" if not rows or rows[0].get("benchmark", "arc") == "arc" else "groups"  # older logs: ARC
+    b.set_title(f"hard training {unit} mined", fontsize=9)
     b.set_xlabel("round")
     b.set_xticks(rounds)
     fig.tight_layout()

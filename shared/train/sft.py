@@ -116,18 +116,30 @@ def train(model, tokenizer, examples: Examples | list[dict], out_dir: str | Path
     trainer_class / trainer_kwargs: a Trainer subclass and its extra arguments (distillation uses
     this). Further keyword arguments go to `training_args`.
     """
-    from transformers import PrinterCallback, Trainer, TrainerState
-    from transformers.trainer import TRAINER_STATE_NAME
+    from transformers import Trainer
 
     if not len(examples):
         raise ValueError("no training examples (all dropped as too long?)")
     targs = training_args(out_dir, steps, batch_size, lr, save_steps, precision=_precision(model), **args)
-    # some transformers 5.x Trainers collapse a list of stop ids to the tokenizer's one eos (the tiny
-    # model stops on <|endoftext|> and <|im_end|>); put back what the model had after training
-    special = _special_ids(model)
     trainer = (trainer_class or Trainer)(model=model, args=targs, train_dataset=examples,
                                          data_collator=Collator(tokenizer.pad_token_id), processing_class=tokenizer,
                                          callbacks=callbacks, **(trainer_kwargs or {}))
+    return run_trainer(trainer, model, out_dir, steps, resume)
+
+
+def run_trainer(trainer, model, out_dir: str | Path, steps: int, resume: bool = True) -> TrainResult:
+    """Train with a built Trainer (SFT, distillation, trl's DPO / GRPO) up to `steps` in total.
+
+    With resume, a run whose folder already holds checkpoints continues from the latest one
+    (optimizer, scheduler, data order and RNG restored); a run already at `steps` loads its
+    weights and returns. The model's special ids are put back afterwards: some transformers 5.x
+    Trainers collapse a list of stop ids to the tokenizer's one eos (the tiny model stops on
+    <|endoftext|> and <|im_end|>).
+    """
+    from transformers import PrinterCallback, TrainerState
+    from transformers.trainer import TRAINER_STATE_NAME
+
+    special = _special_ids(model)
     trainer.remove_callback(PrinterCallback)  # quiet: the log history is returned and plotted instead
     start = latest_checkpoint(out_dir) if resume else None
     if start is not None:
