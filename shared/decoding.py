@@ -26,17 +26,24 @@ def _stop_ids(model, tokenizer) -> set[int]:
 def _generate_left_padded(model, tokenizer, prompts: list[str], batch_size: int, per_prompt: int,
                           **settings) -> list[list[str]]:
     """`per_prompt` continuations of each prompt (new text only, special tokens removed), in
-    batches left-padded so that generation appends on the right."""
+    batches left-padded so that generation appends on the right. `max_time` bounds the whole
+    call: prompts whose batch would start after it get empty answers."""
     out: list[list[str]] = []
     side = tokenizer.padding_side
     tokenizer.padding_side = "left"
+    max_time = settings.pop("max_time", None)
+    deadline = None if max_time is None else time.monotonic() + max_time
     try:
         for start in range(0, len(prompts), batch_size):
             chunk = prompts[start:start + batch_size]
+            if deadline is not None and time.monotonic() >= deadline:
+                out += [[""] * per_prompt for _ in chunk]  # time is up for the whole call, not per chunk
+                continue
+            left = None if deadline is None else deadline - time.monotonic()
             enc = tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
             with torch.inference_mode():
                 gen = model.generate(**enc, pad_token_id=tokenizer.pad_token_id, num_return_sequences=per_prompt,
-                                     **settings)
+                                     max_time=left, **settings)
             texts = tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
             out += [texts[i * per_prompt:(i + 1) * per_prompt] for i in range(len(chunk))]
     finally:

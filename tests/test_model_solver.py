@@ -197,3 +197,23 @@ def test_depth_first_search_finds_exactly_the_completions_over_the_threshold():
     assert rounded(found) == rounded(expected)
     assert len({text for text, _ in found}) >= 3  # real branching, not just the stop tokens
     assert [lp for _, lp in found] == sorted((lp for _, lp in found), reverse=True)
+
+
+def test_batched_generation_respects_one_deadline_for_the_whole_call(monkeypatch):
+    """max_time bounds the call, not each batch: once it has passed, later batches are not run."""
+    import time
+
+    from shared.decoding import generate_batch
+
+    model, tok = shared.models.load_model("tiny", device="cpu")
+    real, calls = model.generate, []
+
+    def slow_generate(**kw):
+        calls.append(kw["max_time"])
+        time.sleep(0.2)  # each batch outlasts the whole call's allowance
+        return real(**kw)
+
+    monkeypatch.setattr(model, "generate", slow_generate)
+    texts = generate_batch(model, tok, ["input:\n1\noutput:\n"] * 4, max_new_tokens=4, max_time=0.1, batch_size=1)
+    assert len(texts) == 4 and texts[1:] == ["", "", ""]
+    assert len(calls) == 1 and 0 < calls[0] <= 0.1  # the batch got what was left, not a fresh allowance

@@ -176,7 +176,8 @@ class ModelSolver:
                              seconds=round((time.monotonic() - t0) / len(prompts), 3))
                 answers += [(aug.invert_grid(g), aug.id) for g in grids if g is not None]
         cands = pool(answers)
-        if len(cands) > 1 or (cands and self.n_views > 2):
+        in_time = deadline is None or time.monotonic() < deadline  # past it, votes alone rank
+        if in_time and (len(cands) > 1 or (cands and self.n_views > 2)):
             self._product_of_experts(task, i, cands, [v for k, v in enumerate(views) if entries[k]["skipped"] is None])
         return rank_candidates(cands, self.ranking), entries
 
