@@ -40,9 +40,11 @@ CASES = {
     "shift": [(A, (0, 1), G([0, 1, 2], [0, 0, 3])), (A, (-1, 0), G([0, 3, 0], [0, 0, 0]))],
     "crop_content": [(SCENE, (), SCENE[1:, 1:5]), (G([0]), (), None)],
     "crop_minor": [(SCENE, (), G([2])), (G([1]), (), None)],
+    "pad_edges": [(SQ, (), G([0, 1, 2, 0], [1, 1, 2, 2], [3, 3, 4, 4], [0, 3, 4, 0]))],
     "trim": [(G([1, 1, 1], [1, 5, 1], [1, 1, 1]), (), G([5])), (SQ, (), None)],
     "crop_colour": [(SCENE, (3,), G([3, 3, 3], [0, 3, 0])), (SCENE, (7,), None)],
     "scale_up": [(SQ, (2,), G([1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]))],
+    "scale_by_colours": [(G([1, 2]), (), G([1, 1, 2, 2], [1, 1, 2, 2])), (G([1, 0]), (), None)],
     "scale_down": [(G([1, 1, 2, 2], [1, 1, 2, 2]), (2,), G([1, 2])), (A, (2,), None)],
     "compress": [(G([1, 1, 2], [1, 1, 2], [3, 3, 3]), (), G([1, 2], [3, 3]))],
     "tile": [(SQ, (1, 2), G([1, 2, 1, 2], [3, 4, 3, 4]))],
@@ -58,6 +60,7 @@ CASES = {
     "remove_major": [(G([1, 1, 2]), (), G([0, 0, 2]))],
     "paint_major": [(G([1, 1, 2, 0]), (), G([1, 1, 1, 0]))],
     "paint_minor": [(G([1, 1, 2, 0]), (), G([2, 2, 2, 0]))],
+    "fill_major": [(G([0, 0, 2]), (), G([0, 0, 0])), (G([3, 0, 3]), (), G([3, 3, 3]))],
     "mask": [(A, (), G([M, M, 0], [0, M, 0]))],
     "invert_mask": [(A, (), G([0, 0, M], [M, 0, M]))],
     "swap_top_two": [(G([1, 1, 2, 3, 3, 3]), (), G([3, 3, 2, 1, 1, 1]))],
@@ -67,6 +70,13 @@ CASES = {
     "constant": [(A, ([[7, 7]],), G([7, 7]))],
     "arrange": [(SQ, (1, 2, (0, 7)), G([1, 2, 2, 1], [3, 4, 4, 3])),
                 (SQ, (2, 1, (-1, 2)), G([0, 0], [0, 0], [4, 3], [2, 1])), (A, (1, 2, (0, 1)), None)],
+    "extend_pattern": [(G([1, 2, 1, 2]), ((1, 1), (3, 2)), G([1, 2, 1, 2, 1, 2])),
+                       (G([1], [2]), ((3, 2), (1, 1)), G([1], [2], [1])), (G([1]), ((3, 2), (1, 1)), None)],
+    "crop_at": [(SCENE, (1, 1, 2, 2), G([5, 5], [5, 5])), (SCENE, (-1, -2, 2, 3), G([3, 3, 3], [0, 3, 0])),
+                (SQ, (0, 0, 3, 3), None)],
+    "lookup": [(SQ, ({((1, 2), (3, 4)): ((7,),)},), G([7])), (A, ({},), None)],
+    "stamp": [(G([0, 0, 0], [0, 2, 0], [0, 0, 5]), ({2: ((-1, -1, 4), (1, 1, 4), (0, 1, 7))},),
+               G([4, 0, 0], [0, 2, 7], [0, 0, 5]))],
     "paint_over": [(A, (G([0, 0, 9], [9, 0, 0]),), G([1, 2, 9], [9, 3, 0])), (A, (SQ,), None)],
     "local_rule": [(G([1, 0]), ("cell", {(1,): 2, (0,): 0}), G([2, 0])), (G([3]), ("cell", {(1,): 2}), G([3])),
                    (G([M]), ("cell", {}), None)],
@@ -98,10 +108,12 @@ CASES = {
     "split_grid": [(TWO, (1, 2), (LEFT, RIGHT)), (G([1, 2, 3, 4]), (1, 2), (G([1, 2]), G([3, 4])))],
     "overlay": [(PARTS, (), G([1, 2], [1, 1])), ((G([1, 1]), G([2, 0])), (), G([2, 1]))],
     "overlay_reversed": [((G([1, 1]), G([2, 0])), (), G([1, 1]))],
-    "and_parts": [(PARTS, (), G([0, 0], [0, 0])), ((LEFT, RIGHT), (), G([M, 0, 0], [0, 0, 0]))],
+    "and_parts": [(PARTS, (), G([0, 0], [0, 0])), ((LEFT, RIGHT), (), G([M, 0, 0], [0, 0, 0])),
+                  ((G([1, 1]), G([1, 0]), G([1, 1])), (), G([M, 0]))],
     "or_parts": [(PARTS, (), G([M, M], [M, M])), ((LEFT, RIGHT), (), G([M, M, 0], [0, M, M]))],
     "xor_parts": [((LEFT, RIGHT), (), G([0, M, 0], [0, M, M]))],
     "nor_parts": [((LEFT, RIGHT), (), G([0, 0, M], [M, 0, 0]))],
+    "vote_parts": [((G([1, 2]), G([1, 3]), G([4, 3])), (), G([1, 3])), (PARTS, (), None)],
     "diff_parts": [((LEFT, RIGHT), (), G([0, M, 0], [0, 0, M]))],
     "stack_across": [(PARTS, (), G([1, 0, 0, 2], [1, 1, 0, 0])), ((G([1]), G([1, 1], [1, 1])), (), None)],
     "stack_down": [(PARTS, (), G([1, 0], [1, 1], [0, 2], [0, 0]))],
@@ -117,10 +129,14 @@ CASES = {
                 (A, (), A)],
     "symmetry_complete": [(G([1, 2, 2, 1], [3, 4, 9, 3]), (9,), G([1, 2, 2, 1], [3, 4, 4, 3]))],
     "symmetry_patch": [(G([1, 2, 2, 1], [3, 4, 9, 3]), (9,), G([4]))],
-    "pattern_complete": [(G([1, 2, 1, 2, 1, 0]), (0,), G([1, 2, 1, 2, 1, 2]))],
+    "pattern_complete": [(G([1, 2, 1, 2, 1, 0]), (0,), G([1, 2, 1, 2, 1, 2])),
+                         (G([1, 2, 3, 0], [2, 3, 0, 0], [3, 0, 0, 0]), (0,),
+                          G([1, 2, 3, 1], [2, 3, 1, 2], [3, 1, 2, 3]))],
     "pattern_patch": [(G([1, 2, 1, 9, 9, 2]), (9,), G([2, 1]))],
     "outline": [(G([1, 1, 1], [1, 1, 1], [1, 1, 1]), (), G([1, 1, 1], [1, 0, 1], [1, 1, 1])), (A, (), A)],
     "border": [(G([0, 0, 0], [0, 0, 0], [0, 0, 0]), (), G([M, M, M], [M, 0, M], [M, M, M]))],
+    "slide_to": [(G([2, 0, 0, 5]), (2,), G([0, 0, 2, 5])), (G([5], [0], [0], [2]), (2,), G([5], [2], [0], [0])),
+                 (G([2, 5]), (7,), None)],
     "slide_objects": [(G([2, 0], [0, 0], [0, 0], [1, 1]), ("down",), G([0, 0], [0, 0], [2, 0], [1, 1]))],
 }
 
@@ -149,6 +165,14 @@ def test_primitive(name):
             assert got.dtype == np.uint8 and got.ndim == 2
 
 
+def test_shape_flags_hold_on_every_example():
+    for name, cases in CASES.items():
+        flag = PRIMITIVES[name].shape
+        for value, _, expected in cases:
+            if flag != "any" and isinstance(expected, np.ndarray):
+                assert (expected.shape == value.shape) == (flag == "keep"), name
+
+
 def test_primitives_do_not_modify_their_input():
     for name, cases in CASES.items():
         for value, args, _ in cases:
@@ -165,3 +189,23 @@ def test_local_rule_features_have_one_vector_per_cell():
         f = features(g, kind)
         assert f.shape[:2] == g.shape and f.ndim == 3
     assert features(g, "rays")[0, 0].tolist() == [0, 2, 0, 0, 1]  # down, left, up, right: below 2, right 1
+    corner = G([1, 1, 0], [1, 0, 0], [0, 0, 0])
+    sym = features(corner, "square_sym")
+    # the same corner turned round gives the same symmetric feature at the matching cell
+    assert sym[1, 1].tolist() == features(np.rot90(corner).copy(), "square_sym")[1, 1].tolist()
+
+
+def test_gravity_and_rays_match_a_cell_by_cell_reference():
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        g = np.where(rng.random((6, 5)) < 0.3, rng.integers(1, 5, (6, 5)), 0).astype(np.uint8)
+        fall, ray = np.zeros_like(g), g.copy()
+        for x in range(g.shape[1]):
+            col = g[:, x][g[:, x] != 0]
+            fall[g.shape[0] - len(col):, x] = col
+            colour = 0
+            for y in range(g.shape[0]):
+                colour = g[y, x] or colour
+                ray[y, x] = g[y, x] or colour
+        assert np.array_equal(PRIMITIVES["gravity"].fn(g, "down"), fall)
+        assert np.array_equal(PRIMITIVES["rays"].fn(g, "down"), ray)

@@ -79,6 +79,9 @@ FIXTURES = {
     "fill_holes": (_fill_holes, _ring_scene),
     # one colour, so sorting each column is exactly letting its cells fall
     "fall_down": (lambda g: np.sort(g, axis=0), lambda rng: _sparse(rng, colours=(5,))),
+    # the same on a background of 7: solved on the pass that swaps the background to 0
+    "fall_down_on_7": (lambda g: np.where(np.sort(g % 7, axis=0) == 0, 7, 5).astype(np.uint8),
+                       lambda rng: np.where(_sparse(rng, colours=(5,)) == 0, 7, 5).astype(np.uint8)),
 }
 
 
@@ -99,12 +102,21 @@ def test_solves_fixture_within_budget(solver, name):
     assert any(same(a, answers[0]) for a in pred.attempts[0]), pred.trace
     trace = json.loads(json.dumps(pred.trace))
     assert trace["demos_explained"] == len(task.train)
+    assert trace["candidates_tried"] > 0 and trace["depth"] >= 1 and trace["passes"]
     assert trace["program"].startswith("from shared.solvers.dsl.primitives import *")
     for i, p in enumerate(task.test):
         rerun = run_source(trace["program"], p.input)
         assert same(rerun, pred.attempts[i][0]), trace["program"]
     for pair in task.train:
         assert same(run_source(trace["program"], pair.input), pair.output)
+
+
+def test_an_exhausted_depth_deepens_the_search():
+    fn, make = FIXTURES["scale_then_flip"]
+    task, answers = _task(fn, make, seed=5)
+    pred = DslSolver(max_depth=1, deepest=2).solve(task, 8.0)
+    assert pred.trace["passes"][0]["search_depth"] == 2
+    assert same(pred.attempts[0][0], answers[0])
 
 
 def test_registered_under_its_name():

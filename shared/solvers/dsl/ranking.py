@@ -1,7 +1,7 @@
 """Ranking candidates into at most two attempts per test input.
 
 Only programs that reproduce every demo output count; among them the simplest kind of
-program first (exact, then recolour, local rule, pieces), then lowest cost. Candidates whose
+program first (exact, then a fitted recolour or layout, local rule, pieces), then lowest cost. Candidates whose
 test answers break a trusted output-size rule are dropped. The two attempts come from the two
 best candidates with distinct predictions.
 """

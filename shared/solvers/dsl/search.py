@@ -3,7 +3,9 @@
 A state is what one program computes on every input (demos first, then tests); states are
 deduplicated by a hash of their contents, so two programs that agree everywhere are one.
 Each new grid state whose demo shapes match the demo outputs is checked exactly, then with a
-learned recolour or local rule, and kept as a possible piece for `combine`. Guards cap grid
+learned recolour or local rule, and kept as a possible piece for `combine`; other states are
+tried with learned resizing last steps (block layouts, pattern continuation, fixed windows) and
+lookups. A last step that cannot give the outputs' size is never generated. Guards cap grid
 sizes, the number of stored states and their bytes, and the clock.
 """
 
@@ -15,17 +17,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shared.solvers.dsl.fit import fit_arrange, fit_local_rule, fit_recolor, local_rule_kinds
+from shared.solvers.dsl.fit import (
+    fit_arrange,
+    fit_crop,
+    fit_extend,
+    fit_local_rule,
+    fit_lookup,
+    fit_recolor,
+    fit_stamp,
+    local_rule_kinds,
+)
 from shared.solvers.dsl.primitives import Op, search_ops
-from shared.solvers.dsl.primitives.learned import arrange, local_rule, recolor
+from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
 from shared.solvers.dsl.program import INPUT, Node, call
 from shared.solvers.dsl.types import GRID, MARKER, MAX_SIDE
 
 MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
+MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
-SECOND_LOOK_S = 1.0          # search time left after the first solution, for a second attempt
-KIND_RANK = {"exact": 0, "recolor": 1, "rule": 2, "pieces": 3, "partial": 9}
+SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
+KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "partial": 9}
 
 
 @dataclass
@@ -144,30 +156,61 @@ class Search:
 
     def _check(self, sid: int, values: tuple, cost: float) -> None:
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
+        table = fit_lookup(demo, self.outputs, test)
+        if table is not None:
+            node = call("lookup", self.node(sid), args=(table,))
+            self.candidates.append(Candidate(node, "fitted", cost + 3 + len(table), [lookup(t, table) for t in test],
+                                             self.n_demo))
         if [v.shape for v in demo] != self.out_shapes:
-            found = fit_arrange(demo, self.outputs)
-            if found is not None:
-                preds = [arrange(t, *found) for t in test]
-                if all(p is not None for p in preds):
-                    node = call("arrange", self.node(sid), args=found)
-                    self.candidates.append(Candidate(node, "recolor", cost + 1, preds, self.n_demo))
-            return
+            self._fit_resizing(sid, demo, test, cost)
+        else:
+            self._fit_sized(sid, demo, test, cost)
+
+    def _fit_resizing(self, sid: int, demo: list, test: list, cost: float) -> None:
+        """Learned last steps that change the size: block layouts, pattern continuation, windows."""
+        for name, fit, fn in (("arrange", fit_arrange, arrange), ("extend_pattern", fit_extend, extend_pattern),
+                              ("crop_at", fit_crop, crop_at)):
+            found = fit(demo, self.outputs)
+            if found is None:
+                continue
+            built = [fn(v, *found) for v in demo]
+            preds = [fn(t, *found) for t in test]
+            mapping = fit_recolor(built, self.outputs, [p for p in preds if p is not None])
+            if mapping is None or any(p is None for p in preds):
+                continue
+            node = call(name, self.node(sid), args=found)
+            if mapping:
+                node = call("recolor", node, args=(mapping,))
+                preds = [recolor(p, mapping) for p in preds]
+            if all(p is not None for p in preds):
+                self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
+
+    def _fit_sized(self, sid: int, demo: list, test: list, cost: float) -> None:
+        """A state the size of the outputs: exact, or finished by a learned recolour or local rule."""
         if all(np.array_equal(v, o) for v, o in zip(demo, self.outputs, strict=True)):
             if all(t.max() < MARKER for t in test):
                 self.candidates.append(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
             return
-        self.sized.append(Sized(sid, cost, demo, test))
+        if len(self.sized) < MAX_SIZED:
+            self.sized.append(Sized(sid, cost, demo, test))
         mapping = fit_recolor(demo, self.outputs, test)
         if mapping is not None:
             node = call("recolor", self.node(sid), args=(mapping,))
             preds = [recolor(t, mapping) for t in test]
             if all(p is not None for p in preds):
-                self.candidates.append(Candidate(node, "recolor", cost + 0.5 + 0.1 * len(mapping), preds,
+                self.candidates.append(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds,
                                                  self.n_demo))
                 return
         if self.rule_fits >= MAX_RULE_FITS:
             return
         self.rule_fits += 1
+        stamps = fit_stamp(demo, self.outputs)
+        if stamps is not None:
+            node = call("stamp", self.node(sid), args=(stamps,))
+            size = sum(len(m) for m in stamps.values())
+            self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
+                                             self.n_demo))
+        found = 0
         for rank, kind in enumerate(local_rule_kinds()):
             if kind == "cell" or time.monotonic() > self.deadline:
                 continue
@@ -177,7 +220,9 @@ class Search:
                 preds = [local_rule(t, kind, table) for t in test]
                 cost_rule = cost + 2 + 0.5 * rank + len(table) / 50
                 self.candidates.append(Candidate(node, "rule", cost_rule, preds, self.n_demo))
-                return
+                found += 1
+                if found == 2:  # a second rule of another kind is a second attempt; more is waste
+                    return
 
     def run(self) -> list[Candidate]:
         root = self._add(self.inputs, GRID, 0.0, 0, None, None)
@@ -191,17 +236,25 @@ class Search:
             if self.candidates:
                 if best_cost is None:
                     best_cost = min(c.cost for c in self.candidates)
-                    # a solution found: look a little further for a distinct second attempt, then stop
-                    self.deadline = min(self.deadline, time.monotonic() + SECOND_LOOK_S)
-                if cost > best_cost + 1:
+                    # a solution found: look a little further for a distinct second attempt, then stop;
+                    # a learned one may be a coincidence, so it buys a longer look for a plain program
+                    exact = any(c.kind == "exact" for c in self.candidates)
+                    look = SECOND_LOOK_S if exact else max(SECOND_LOOK_S, 0.3 * (self.deadline - time.monotonic()))
+                    self.deadline = min(self.deadline, time.monotonic() + look)
+                if cost > best_cost + (1 if exact else 2):
                     self.stats.stopped = "solved"
                     break
             state = self.states[sid]
             values = state.values
             state.values = None  # expanded once; free the grids
             self.stats.expanded += 1
+            leaf = state.depth + 1 == self.max_depth
+            sized = state.kind == GRID and [v.shape for v in values[:self.n_demo]] == self.out_shapes
             for i, op in enumerate(self.ops):
                 if op.prim.tin != state.kind:
+                    continue
+                # a last step must give a grid of the demo outputs' size; skip those that cannot
+                if leaf and (op.prim.tout != GRID or op.prim.shape == ("change" if sized else "keep")):
                     continue
                 if i % 16 == 0 and time.monotonic() > self.deadline:
                     break

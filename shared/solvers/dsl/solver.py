@@ -2,8 +2,8 @@
 
 `solve(task, budget_s)` returns at most two attempts per test input and a JSON trace whose
 "program" is the winning program as straight-line Python. The time budget is split between
-the plain task and, when it is still unsolved, an augmented copy (background normalised to
-0, or transposed) whose answers are mapped back.
+passes over the task with its background normalised to 0 (when it is not), as given, and
+transposed; later passes run only while the task is unsolved, and answers are mapped back.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from shared.augment import Augmentation
-from shared.grids import d8
+from shared.grids import d8, d8_inverse
 from shared.solvers import Prediction
 from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.primitives import PRIMITIVES
@@ -30,17 +30,20 @@ _D8_PRIM = {k: next(n for n in ("rotate90", "rotate180", "rotate270", "transpose
             for k in range(1, 8)}
 
 
-def _augmentations(task: Task) -> list[Augmentation]:
-    """Augmented passes worth a share of the budget, most useful first."""
+FIRST_PASS_SHARE = 0.7  # of the budget; the later passes only run while the task is unsolved
+MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not get past the shallow part
+
+
+def _passes(task: Task) -> list[Augmentation]:
+    """Search passes in order: the task as given, or first with its background swapped to 0
+    (primitives treat 0 as background), then transposed (reading order, row-first splits)."""
     counts = np.bincount(np.concatenate([p.input.ravel() for p in task.train]), minlength=10)
-    out = []
     bg = int(np.argmax(counts))
-    if bg != 0:
-        perm = list(range(10))
-        perm[0], perm[bg] = bg, 0
-        out.append(Augmentation(0, tuple(perm)))
-    out.append(Augmentation(4))
-    return out
+    if bg == 0:
+        return [Augmentation(), Augmentation(4)]
+    perm = list(range(10))
+    perm[0], perm[bg] = bg, 0
+    return [Augmentation(0, tuple(perm)), Augmentation(), Augmentation(4)]
 
 
 def _wrap(node: Node, aug: Augmentation) -> Node:
@@ -55,22 +58,38 @@ def _wrap(node: Node, aug: Augmentation) -> Node:
     if perm:
         out = call("recolor", out, args=({p: i for i, p in perm.items()},))
     if aug.transform:
-        inv = (4 - aug.transform) % 4 if aug.transform < 4 else aug.transform
-        out = call(_D8_PRIM[inv], out)
+        out = call(_D8_PRIM[d8_inverse(aug.transform)], out)
     return out
+
+
+def _unaugment(c: Candidate, aug: Augmentation) -> Candidate:
+    """A candidate found on an augmented task, as one for the original task."""
+    if aug.is_identity:
+        return c
+    preds = [aug.invert_grid(p) if p is not None else None for p in c.preds]
+    return Candidate(_wrap(c.node, aug), c.kind, c.cost + 0.5, preds, c.explained)
 
 
 class DslSolver:
     name = "dsl"
 
-    def __init__(self, max_depth: int = 3, augment: bool = True):
-        self.max_depth = max_depth  # depth 3 fills a 30 s budget on a laptop core
+    def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True):
+        self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
+        self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
 
     def _search(self, task: Task, deadline: float) -> tuple[list[Candidate], Search]:
-        search = Search([p.input for p in task.train], [p.output for p in task.train],
-                        [p.input for p in task.test], deadline, self.max_depth)
-        cands = list(search.run())
+        depth = self.max_depth
+        while True:
+            search = Search([p.input for p in task.train], [p.output for p in task.train],
+                            [p.input for p in task.test], deadline, depth)
+            cands = list(search.run())
+            # every program up to this depth tried with time to spare: go one deeper from scratch
+            # (cheap shallow programs come first again, so the repeat costs little)
+            if cands or search.stats.stopped != "exhausted" or depth >= self.deepest or \
+                    deadline - time.monotonic() < MIN_DEEPER_S:
+                break
+            depth += 1
         if not cands:
             piece = combine(search, deadline)
             if piece is not None:
@@ -89,27 +108,24 @@ class DslSolver:
             const = call("constant", INPUT, args=(outputs[0].tolist(),))
             candidates.append(Candidate(const, "exact", 1.0, [outputs[0].copy() for _ in task.test], len(outputs)))
 
-        augs = _augmentations(task) if self.augment else []
-        plain_share = 0.6 if augs else 1.0
-        cands, search = self._search(task, start + (end - start) * plain_share)
-        candidates += cands
-        trace["passes"].append(self._pass_trace("t0.p0123456789", search))
-        best_search = search
-        for i, aug in enumerate(augs):
-            if rank(candidates, sizes) or time.monotonic() > end - 0.5:
+        passes = _passes(task) if self.augment else [Augmentation()]
+        best_search = None
+        for i, aug in enumerate(passes):
+            if i and (rank(candidates, sizes) or time.monotonic() > end - 0.5):
                 break
-            share = (end - time.monotonic()) / (len(augs) - i)
-            aug_task = aug.apply(task)
-            cands, search = self._search(aug_task, time.monotonic() + share)
+            # the first pass gets most of the budget; the rest share what is left
+            share = FIRST_PASS_SHARE if i == 0 and len(passes) > 1 else 1 / (len(passes) - i)
+            cands, search = self._search(aug.apply(task), time.monotonic() + (end - time.monotonic()) * share)
             trace["passes"].append(self._pass_trace(aug.id, search))
-            for c in cands:
-                preds = [aug.invert_grid(p) if p is not None else None for p in c.preds]
-                candidates.append(Candidate(_wrap(c.node, aug), c.kind, c.cost + 0.5, preds, c.explained))
+            if best_search is None:
+                best_search, best_aug = search, aug
+            candidates += [_unaugment(c, aug) for c in cands]
 
         best = rank(candidates, sizes)
         if not best:
             guess = _partial(best_search)
             if guess is not None:
+                guess = _unaugment(guess, best_aug)
                 best = rank([guess], sizes) or [guess]
         attempts = [[c.preds[i] for c in best if c.preds[i] is not None] for i in range(len(task.test))]
         trace.update({
@@ -127,9 +143,9 @@ class DslSolver:
     @staticmethod
     def _pass_trace(aug_id: str, search: Search) -> dict:
         s = search.stats
-        return {"augmentation": aug_id, "expanded": s.expanded, "generated": s.generated,
-                "states": len(search.states), "stopped": s.stopped, "max_depth": s.max_depth_reached,
-                "stored_mb": round(s.stored_bytes / 1e6, 1), "op_errors": s.op_errors}
+        return {"augmentation": aug_id, "search_depth": search.max_depth, "expanded": s.expanded,
+                "generated": s.generated, "states": len(search.states), "stopped": s.stopped,
+                "max_depth": s.max_depth_reached, "stored_mb": round(s.stored_bytes / 1e6, 1), "op_errors": s.op_errors}
 
 
 def _partial(search: Search) -> Candidate | None:

@@ -7,14 +7,11 @@ a learned recolouring at the end of a program may turn back into real colours.
 
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 
 Grid = np.ndarray          # 2-d uint8, colours 0-9 (10+ = markers inside a program)
 Grids = tuple              # tuple[Grid, ...]: objects, cells or parts, in a defined order
 Color = int
-Item = Union[Grid, Grids]  # noqa: UP007 - a runtime alias, kept readable
 
 GRID = "grid"
 GRIDS = "grids"

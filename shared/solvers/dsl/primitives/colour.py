@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import MARKER, Grid
+from shared.solvers.dsl.types import MARKER, Color, Grid
 
 
 def colour_counts(g: Grid) -> np.ndarray:
@@ -27,70 +27,76 @@ def _ranked_colours(g: Grid) -> list[int]:
     return sorted(present, key=lambda c: (-counts[c], c))
 
 
-@primitive(cost=2, params="colours")
-def keep_colour(g: Grid, c: int) -> Grid | None:
+@primitive(cost=2, params="colours", shape="keep")
+def keep_colour(g: Grid, c: Color) -> Grid | None:
     """Keep only the cells of colour c; everything else becomes 0."""
     if c == 0 or not (g == c).any():
         return None
     return np.where(g == c, g, 0).astype(np.uint8)
 
 
-@primitive(cost=2, params="colours")
-def remove_colour(g: Grid, c: int) -> Grid | None:
+@primitive(cost=2, params="colours", shape="keep")
+def remove_colour(g: Grid, c: Color) -> Grid | None:
     """Turn the cells of colour c into 0."""
     if c == 0 or not (g == c).any():
         return None
     return np.where(g == c, 0, g).astype(np.uint8)
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def keep_major(g: Grid) -> Grid | None:
     """Keep only the most frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.where(g == ranked[0], g, 0).astype(np.uint8) if len(ranked) > 1 else None
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def keep_minor(g: Grid) -> Grid | None:
     """Keep only the least frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.where(g == ranked[-1], g, 0).astype(np.uint8) if len(ranked) > 1 else None
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def remove_major(g: Grid) -> Grid | None:
     """Remove the most frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.where(g == ranked[0], 0, g).astype(np.uint8) if len(ranked) > 1 else None
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def paint_major(g: Grid) -> Grid | None:
     """Paint every non-zero cell with the most frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.where(g != 0, ranked[0], 0).astype(np.uint8) if ranked else None
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def paint_minor(g: Grid) -> Grid | None:
     """Paint every non-zero cell with the least frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.where(g != 0, ranked[-1], 0).astype(np.uint8) if len(ranked) > 1 else None
 
 
-@primitive(cost=1)
+@primitive(cost=1.5, shape="keep")
+def fill_major(g: Grid) -> Grid:
+    """Every cell takes the grid's most frequent colour (background included)."""
+    return np.full_like(g, np.bincount(g.ravel()).argmax())
+
+
+@primitive(cost=1, shape="keep")
 def mask(g: Grid) -> Grid:
     """Mark every non-zero cell with the marker colour (for a learned recolour to finish)."""
     return np.where(g != 0, MARKER, 0).astype(np.uint8)
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def invert_mask(g: Grid) -> Grid:
     """Mark every zero cell with the marker colour and clear the rest."""
     return np.where(g == 0, MARKER, 0).astype(np.uint8)
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def swap_top_two(g: Grid) -> Grid | None:
     """Swap the two most frequent non-zero colours."""
     ranked = _ranked_colours(g)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import MAX_SIDE, Grid
+from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
 
 def _fits(g: Grid) -> Grid | None:
@@ -22,7 +22,7 @@ def rotate90(g: Grid) -> Grid:
     return np.ascontiguousarray(np.rot90(g, 1))
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def rotate180(g: Grid) -> Grid:
     """Rotate a half turn."""
     return np.ascontiguousarray(np.rot90(g, 2))
@@ -34,13 +34,13 @@ def rotate270(g: Grid) -> Grid:
     return np.ascontiguousarray(np.rot90(g, 3))
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def flip_lr(g: Grid) -> Grid:
     """Mirror left to right."""
     return np.ascontiguousarray(g[:, ::-1])
 
 
-@primitive(cost=1)
+@primitive(cost=1, shape="keep")
 def flip_ud(g: Grid) -> Grid:
     """Mirror top to bottom."""
     return np.ascontiguousarray(g[::-1, :])
@@ -58,7 +58,7 @@ def anti_transpose(g: Grid) -> Grid:
     return np.ascontiguousarray(np.rot90(g, 2).T)
 
 
-@primitive(cost=1.5, params=((-1, 0), (1, 0), (0, -1), (0, 1)))
+@primitive(cost=1.5, params=((-1, 0), (1, 0), (0, -1), (0, 1)), shape="keep")
 def shift(g: Grid, dy: int, dx: int) -> Grid:
     """Move every cell by (dy, dx), filling with 0 and dropping what leaves the grid."""
     out = np.zeros_like(g)
@@ -77,7 +77,15 @@ def crop_content(g: Grid) -> Grid | None:
     return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
-@primitive(cost=1)
+@primitive(cost=1.5, shape="change")
+def pad_edges(g: Grid) -> Grid | None:
+    """Add a ring of cells copying the nearest edge cell (corners 0)."""
+    out = np.pad(g, 1, mode="edge")
+    out[0, 0] = out[0, -1] = out[-1, 0] = out[-1, -1] = 0
+    return _fits(out)
+
+
+@primitive(cost=1, shape="change")
 def trim(g: Grid) -> Grid | None:
     """Remove the outermost ring of cells (a frame)."""
     if g.shape[0] < 3 or g.shape[1] < 3:
@@ -96,7 +104,7 @@ def crop_minor(g: Grid) -> Grid | None:
 
 
 @primitive(cost=2, params="colours")
-def crop_colour(g: Grid, c: int) -> Grid | None:
+def crop_colour(g: Grid, c: Color) -> Grid | None:
     """Crop to the bounding box of the cells of colour c."""
     ys, xs = np.nonzero(g == c)
     if len(ys) == 0 or c == 0:
@@ -104,13 +112,20 @@ def crop_colour(g: Grid, c: int) -> Grid | None:
     return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
-@primitive(cost=1.5, params=((2,), (3,), (4,), (5,)))
+@primitive(cost=1.5, params=((2,), (3,), (4,), (5,)), shape="change")
 def scale_up(g: Grid, k: int) -> Grid | None:
     """Blow each cell up into a k x k block."""
     return _fits(np.kron(g, np.ones((k, k), dtype=g.dtype)))
 
 
-@primitive(cost=1.5, params=((2,), (3,)))
+@primitive(cost=1.5, shape="change")
+def scale_by_colours(g: Grid) -> Grid | None:
+    """Blow each cell up by the number of distinct non-zero colours in the grid."""
+    k = len(np.unique(g[g != 0]))
+    return _fits(np.kron(g, np.ones((k, k), dtype=g.dtype))) if k > 1 else None
+
+
+@primitive(cost=1.5, params=((2,), (3,)), shape="change")
 def scale_down(g: Grid, k: int) -> Grid | None:
     """Keep one cell of each k x k block (the grid must divide exactly)."""
     h, w = g.shape
@@ -128,32 +143,32 @@ def compress(g: Grid) -> Grid:
     return g[:, keep_c].copy()
 
 
-@primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)))
+@primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change")
 def tile(g: Grid, ry: int, rx: int) -> Grid | None:
     """Repeat the grid ry times down and rx times across."""
     return _fits(np.tile(g, (ry, rx)))
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="change")
 def mirror_right(g: Grid) -> Grid | None:
     """Append the left-right mirror image on the right."""
     return _fits(np.hstack([g, g[:, ::-1]]))
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="change")
 def mirror_down(g: Grid) -> Grid | None:
     """Append the top-bottom mirror image below."""
     return _fits(np.vstack([g, g[::-1]]))
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="change")
 def mirror_four(g: Grid) -> Grid | None:
     """Four mirrored copies: the grid, its mirrors and its half-turn, as a 2x2 kaleidoscope."""
     top = np.hstack([g, g[:, ::-1]])
     return _fits(np.vstack([top, top[::-1]]))
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="change")
 def rotate_four(g: Grid) -> Grid | None:
     """Four rotated copies of a square grid turning round the centre (a pinwheel)."""
     if g.shape[0] != g.shape[1]:
@@ -163,7 +178,7 @@ def rotate_four(g: Grid) -> Grid | None:
     return _fits(np.vstack([top, bottom]))
 
 
-@primitive(cost=2)
+@primitive(cost=2, shape="change")
 def self_tile(g: Grid) -> Grid | None:
     """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
     h, w = g.shape

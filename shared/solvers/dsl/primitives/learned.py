@@ -33,6 +33,44 @@ def constant(g: Grid, rows: list) -> Grid:
 
 
 @primitive(search=False)
+def crop_at(g: Grid, y: int, x: int, h: int, w: int) -> Grid | None:
+    """The h x w window at (y, x); a negative y or x counts from the bottom or right edge."""
+    gh, gw = g.shape
+    y0, x0 = y if y >= 0 else gh - h + y + 1, x if x >= 0 else gw - w + x + 1
+    if y0 < 0 or x0 < 0 or y0 + h > gh or x0 + w > gw:
+        return None
+    return g[y0:y0 + h, x0:x0 + w].copy()
+
+
+@primitive(search=False)
+def stamp(g: Grid, stamps: dict) -> Grid:
+    """Around every cell of colour c paint stamps[c] = ((dy, dx, colour), ...) onto zero cells."""
+    out = g.copy()
+    h, w = g.shape
+    for c, marks in stamps.items():
+        ys, xs = np.nonzero(g == c)
+        for dy, dx, colour in marks:
+            ty, tx = ys + dy, xs + dx
+            ok = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+            ty, tx = ty[ok], tx[ok]
+            free = g[ty, tx] == 0
+            out[ty[free], tx[free]] = colour
+    return out
+
+
+def grid_key(g: Grid) -> tuple:
+    """A grid as nested tuples: hashable, printable, exact."""
+    return tuple(map(tuple, g.tolist()))
+
+
+@primitive(search=False)
+def lookup(g: Grid, table: dict) -> Grid | None:
+    """The answer the demos gave for exactly this grid (a learned classification)."""
+    rows = table.get(grid_key(g))
+    return None if rows is None else np.array(rows, dtype=np.uint8)
+
+
+@primitive(search=False)
 def paint_over(g: Grid, top: Grid) -> Grid | None:
     """Layer `top` over `g`: the non-zero cells of top win."""
     if g.shape != top.shape:
@@ -58,6 +96,27 @@ def arrange(g: Grid, ry: int, rx: int, layout: tuple) -> Grid | None:
     return out
 
 
+def smallest_period(g: Grid) -> tuple[int, int]:
+    """The smallest (py, px) such that g repeats every py rows and every px columns."""
+    h, w = g.shape
+    py = next(p for p in range(1, h + 1) if p == h or np.array_equal(g[p:], g[:h - p]))
+    px = next(p for p in range(1, w + 1) if p == w or np.array_equal(g[:, p:], g[:, :w - p]))
+    return py, px
+
+
+@primitive(search=False)
+def extend_pattern(g: Grid, ry: tuple, rx: tuple) -> Grid | None:
+    """Continue g's repeating pattern to (ry[0]/ry[1], rx[0]/rx[1]) times its size."""
+    h, w = g.shape
+    if (h * ry[0]) % ry[1] or (w * rx[0]) % rx[1]:
+        return None
+    oh, ow = h * ry[0] // ry[1], w * rx[0] // rx[1]
+    if not (0 < oh <= 30 and 0 < ow <= 30):
+        return None
+    py, px = smallest_period(g)
+    return np.tile(g[:py, :px], (oh // py + 1, ow // px + 1))[:oh, :ow].copy()
+
+
 def _padded(g: Grid) -> np.ndarray:
     return np.pad(g, 1, constant_values=OUTSIDE)
 
@@ -77,6 +136,11 @@ def _first_seen(g: Grid) -> np.ndarray:
     return out
 
 
+# the 8 dihedral rearrangements of a flattened 3x3 patch
+_SQUARE_SYMMETRIES = [np.rot90(m, k).ravel() for m in (np.arange(9).reshape(3, 3),
+                                                      np.arange(9).reshape(3, 3).T) for k in range(4)]
+
+
 def features(g: Grid, kind: str) -> np.ndarray:
     """Per-cell feature vectors (h, w, k) for a local rule of the given kind."""
     p = _padded(g)
@@ -87,19 +151,33 @@ def features(g: Grid, kind: str) -> np.ndarray:
         return np.stack([g, p[:-2, 1:-1], p[2:, 1:-1], p[1:-1, :-2], p[1:-1, 2:]], axis=-1)
     if kind == "square":
         return np.stack([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)], axis=-1)
+    if kind == "square_sym":
+        p = np.pad(g, 1)  # the edge looks like background, so a shape reads the same anywhere
+        patch = np.stack([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)], axis=-1).astype(np.int64)
+        weights = 16 ** np.arange(8, -1, -1, dtype=np.int64)
+        codes = [(patch[..., perm] * weights).sum(axis=-1) for perm in _SQUARE_SYMMETRIES]
+        return np.stack([g.astype(np.int64), np.min(codes, axis=0)], axis=-1)
     if kind == "count":
         nz = (p != 0) & (p != OUTSIDE)
         n = sum(nz[dy:dy + h, dx:dx + w].astype(np.uint8) for dy in range(3) for dx in range(3)) - (g != 0)
         return np.stack([g, n.astype(np.uint8)], axis=-1)
     if kind == "rays":
         return np.concatenate([g[:, :, None], np.moveaxis(_first_seen(g), 0, -1)], axis=-1)
-    if kind in ("objsize", "objrank"):
-        comps = components(g, True, False)
+    if kind in ("objsize", "objrank", "roomrank"):
+        if kind == "roomrank":  # rooms: 4-connected regions of background, ranked like objects
+            comps = components((g == 0).astype(np.uint8), False, False)
+        else:
+            comps = components(g, True, False)
         sizes = sorted({len(ys) for ys, _ in comps}, reverse=True)
-        info = np.zeros((h, w), dtype=np.uint8)
+        big = np.zeros((h, w), dtype=np.uint8)
+        small = np.zeros((h, w), dtype=np.uint8)
         for ys, xs in comps:
-            info[ys, xs] = min(len(ys), 250) if kind == "objsize" else 1 + sizes.index(len(ys))
-        return np.stack([g, info], axis=-1)
+            if kind == "objsize":  # sizes past 5 behave alike, so the rule carries to unseen sizes
+                big[ys, xs] = min(len(ys), 5)
+            else:  # rank from the largest and from the smallest, both capped
+                big[ys, xs] = 1 + min(sizes.index(len(ys)), 2)
+                small[ys, xs] = 1 + min(len(sizes) - 1 - sizes.index(len(ys)), 2)
+        return np.stack([g, big, small], axis=-1)
     if kind == "lines":
         rows = np.array([sorted(set(r.tolist()) - {0})[:1] or [0] for r in g], dtype=np.uint8)
         cols = np.array([sorted(set(c.tolist()) - {0})[:1] or [0] for c in g.T], dtype=np.uint8)
@@ -107,7 +185,7 @@ def features(g: Grid, kind: str) -> np.ndarray:
     raise ValueError(f"unknown local rule features {kind!r}")
 
 
-FEATURE_KINDS = ("cell", "count", "cross", "objrank", "objsize", "lines", "rays", "square")
+FEATURE_KINDS = ("cell", "count", "cross", "objrank", "objsize", "roomrank", "lines", "rays", "square_sym", "square")
 
 
 @primitive(search=False)

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid
+from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
 
 _N4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -61,7 +61,7 @@ def _crop_object(g: Grid, ys: np.ndarray, xs: np.ndarray) -> Grid:
     return out
 
 
-def _objects(g: Grid, diagonal: bool, by_colour: bool) -> tuple | None:
+def _objects(g: Grid, diagonal: bool, by_colour: bool) -> Grids | None:
     comps = components(g, diagonal, by_colour)
     if not comps or len(comps) > MAX_PARTS:
         return None
@@ -69,31 +69,31 @@ def _objects(g: Grid, diagonal: bool, by_colour: bool) -> tuple | None:
 
 
 @primitive(GRID, GRIDS, cost=1)
-def objects(g: Grid) -> tuple | None:
+def objects(g: Grid) -> Grids | None:
     """Objects: 8-connected non-zero regions, any colours."""
     return _objects(g, True, False)
 
 
 @primitive(GRID, GRIDS, cost=1.5)
-def objects4(g: Grid) -> tuple | None:
+def objects4(g: Grid) -> Grids | None:
     """Objects: 4-connected non-zero regions, any colours."""
     return _objects(g, False, False)
 
 
 @primitive(GRID, GRIDS, cost=1.5)
-def colour_objects(g: Grid) -> tuple | None:
+def colour_objects(g: Grid) -> Grids | None:
     """Objects: 8-connected regions of one colour each."""
     return _objects(g, True, True)
 
 
 @primitive(GRID, GRIDS, cost=2)
-def colour_objects4(g: Grid) -> tuple | None:
+def colour_objects4(g: Grid) -> Grids | None:
     """Objects: 4-connected regions of one colour each."""
     return _objects(g, False, True)
 
 
 @primitive(GRID, GRIDS, cost=1.5)
-def boxes(g: Grid) -> tuple | None:
+def boxes(g: Grid) -> Grids | None:
     """The input under each object's bounding box (other colours inside kept)."""
     comps = components(g, True, False)
     if not comps or len(comps) > MAX_PARTS:
@@ -102,7 +102,7 @@ def boxes(g: Grid) -> tuple | None:
 
 
 @primitive(GRID, GRIDS, cost=1.5)
-def colour_boxes(g: Grid) -> tuple | None:
+def colour_boxes(g: Grid) -> Grids | None:
     """The input under the bounding box of each one-colour object (frames give their contents)."""
     comps = components(g, True, True)
     if not comps or len(comps) > MAX_PARTS:
@@ -111,7 +111,7 @@ def colour_boxes(g: Grid) -> tuple | None:
 
 
 @primitive(GRID, GRIDS, cost=1.5)
-def colour_layers(g: Grid) -> tuple | None:
+def colour_layers(g: Grid) -> Grids | None:
     """One grid per non-zero colour (cells of that colour only), in colour order."""
     present = [c for c in range(1, 10) if (g == c).any()]
     if not present:
@@ -119,7 +119,7 @@ def colour_layers(g: Grid) -> tuple | None:
     return tuple(np.where(g == c, g, 0).astype(np.uint8) for c in present)
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="keep")
 def keep_largest(g: Grid) -> Grid | None:
     """Keep only the largest object (8-connected, any colours) where it is; ties refuse."""
     comps = sorted(components(g, True, False), key=lambda yx: -len(yx[0]))
@@ -131,7 +131,7 @@ def keep_largest(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, shape="keep")
 def remove_small(g: Grid) -> Grid | None:
     """Remove objects of one or two cells (noise), keeping the rest where they are."""
     out = g.copy()
@@ -158,37 +158,37 @@ def _pick(parts: tuple, key, largest: bool) -> Grid | None:
 
 
 @primitive(GRIDS, GRID, cost=1)
-def largest(parts: tuple) -> Grid | None:
+def largest(parts: Grids) -> Grid | None:
     """The part with the most non-zero cells."""
     return _pick(parts, _size, True)
 
 
 @primitive(GRIDS, GRID, cost=1)
-def smallest(parts: tuple) -> Grid | None:
+def smallest(parts: Grids) -> Grid | None:
     """The part with the fewest non-zero cells."""
     return _pick(parts, _size, False)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def biggest_box(parts: tuple) -> Grid | None:
+def biggest_box(parts: Grids) -> Grid | None:
     """The part with the largest area."""
     return _pick(parts, lambda p: p.size, True)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def most_colourful(parts: tuple) -> Grid | None:
+def most_colourful(parts: Grids) -> Grid | None:
     """The part with the most distinct non-zero colours."""
     return _pick(parts, lambda p: len(np.unique(p[p != 0])), True)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def least_colourful(parts: tuple) -> Grid | None:
+def least_colourful(parts: Grids) -> Grid | None:
     """The part with the fewest distinct non-zero colours."""
     return _pick(parts, lambda p: len(np.unique(p[p != 0])), False)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def unique_colour(parts: tuple) -> Grid | None:
+def unique_colour(parts: Grids) -> Grid | None:
     """The one part whose colour set no other part shares."""
     keys = [tuple(np.unique(p[p != 0])) for p in parts]
     counts = Counter(keys)
@@ -201,7 +201,7 @@ def _shape_key(p: Grid) -> bytes:
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def unique_shape(parts: tuple) -> Grid | None:
+def unique_shape(parts: Grids) -> Grid | None:
     """The one part whose shape (ignoring colour) no other part shares."""
     keys = [_shape_key(p) for p in parts]
     counts = Counter(keys)
@@ -210,7 +210,7 @@ def unique_shape(parts: tuple) -> Grid | None:
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def unique_part(parts: tuple) -> Grid | None:
+def unique_part(parts: Grids) -> Grid | None:
     """The one part that differs from all others (exact content)."""
     keys = [p.tobytes() + bytes(p.shape) for p in parts]
     counts = Counter(keys)
@@ -219,7 +219,7 @@ def unique_part(parts: tuple) -> Grid | None:
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def most_common(parts: tuple) -> Grid | None:
+def most_common(parts: Grids) -> Grid | None:
     """The part that occurs most often (exact content)."""
     keys = [p.tobytes() + bytes(p.shape) for p in parts]
     counts = Counter(keys)
@@ -231,19 +231,19 @@ def most_common(parts: tuple) -> Grid | None:
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def first(parts: tuple) -> Grid | None:
+def first(parts: Grids) -> Grid | None:
     """The first part in reading order."""
     return parts[0] if parts else None
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def last(parts: tuple) -> Grid | None:
+def last(parts: Grids) -> Grid | None:
     """The last part in reading order."""
     return parts[-1] if parts else None
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def most_cells_of_minor(parts: tuple) -> Grid | None:
+def most_cells_of_minor(parts: Grids) -> Grid | None:
     """The part holding the most cells of the overall least frequent colour."""
     if not parts:
         return None
@@ -257,13 +257,13 @@ def most_cells_of_minor(parts: tuple) -> Grid | None:
 
 
 @primitive(GRIDS, GRIDS, cost=1)
-def sort_by_size(parts: tuple) -> tuple | None:
+def sort_by_size(parts: Grids) -> Grids | None:
     """Order parts from most to fewest non-zero cells (stable)."""
     return tuple(sorted(parts, key=lambda p: -_size(p))) if len(parts) > 1 else None
 
 
 @primitive(GRIDS, GRID, cost=1.5)
-def count_cells(parts: tuple) -> Grid | None:
+def count_cells(parts: Grids) -> Grid | None:
     """A 1 x n row of marker colour, one cell per part (counting them)."""
     if not parts:
         return None

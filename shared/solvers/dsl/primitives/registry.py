@@ -4,6 +4,8 @@ A primitive is registered once with the argument tuples it is tried with (parame
 in, icecuber style: `scale_up(x, 2)` and `scale_up(x, 3)` are two ops). `params="colours"`
 means one op per colour seen in the task. `search=False` marks primitives that take learned
 arguments (a colour map, a rule table); the search fits those itself rather than enumerating.
+`shape` says whether a grid primitive keeps or always changes its input's shape: the search
+uses it to skip last steps that cannot produce an answer of the right size.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ class Primitive:
     params: tuple | str  # tuple of argument tuples, or "colours"
     search: bool
     family: str
+    shape: str  # "keep": output shape = input shape; "change": never equal; "any"
 
 
 PRIMITIVES: dict[str, Primitive] = {}
 
 
 def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str = ((),),
-              search: bool = True) -> Callable:
+              search: bool = True, shape: str = "any") -> Callable:
     """Register the decorated function as a primitive (its module name is its family)."""
 
     def wrap(fn: Callable) -> Callable:
@@ -40,7 +43,9 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"primitive {name} needs a one-line docstring")
         family = fn.__module__.rsplit(".", 1)[-1]
-        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family)
+        if shape not in ("keep", "change", "any"):
+            raise ValueError(f"primitive {name}: shape must be keep, change or any")
+        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape)
         return fn
 
     return wrap

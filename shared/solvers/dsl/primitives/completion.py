@@ -1,0 +1,154 @@
+"""Completion primitives: fill cells hidden under an occluding colour from the grid's mirror
+symmetries or from its repeating pattern, or return just what the occluder hid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import Color, Grid
+
+
+def _occluder(g: Grid, c: Color) -> np.ndarray | None:
+    """Cells of colour c when they can stand for unknown cells: background, or a few blocky blobs."""
+    unknown = g == c
+    if not unknown.any() or unknown.all():
+        return None
+    if c != 0:
+        # only blocky blobs: a 2x2 window holding exactly 3 such cells is a concave corner, and a
+        # colour drawn as part of the picture has many of them
+        corners = unknown[:-1, :-1].astype(np.uint8) + unknown[1:, :-1] + unknown[:-1, 1:] + unknown[1:, 1:]
+        if (corners == 3).sum() > 8 or unknown.mean() > 0.5:
+            return None
+    return unknown
+
+
+def _mirror_axis(g: Grid, unknown: np.ndarray, axis: int) -> int | None:
+    """Best mirror axis (as 2*centre) along axis where all known cell pairs agree."""
+    n = g.shape[axis]
+    best, best_overlap = None, 0
+    for s in range(n // 2, 2 * n - 2 - n // 2 + 1):  # centre must lie in the middle half
+        idx = np.arange(n)
+        m = s - idx
+        ok = (m >= 0) & (m < n)
+        a, b = idx[ok], m[ok]
+        ga, gb = np.take(g, a, axis=axis), np.take(g, b, axis=axis)
+        ua, ub = np.take(unknown, a, axis=axis), np.take(unknown, b, axis=axis)
+        known = ~ua & ~ub
+        if not (ga[known] == gb[known]).all():
+            continue
+        if known.sum() > best_overlap:
+            best, best_overlap = s, int(known.sum())
+    return best
+
+
+def _symmetry_complete(g: Grid, c: Color) -> Grid | None:
+    unknown = _occluder(g, c)
+    if unknown is None:
+        return None
+    out = g.copy()
+    for _ in range(2):
+        for axis in (0, 1):
+            s = _mirror_axis(out, unknown, axis)
+            if s is None:
+                continue
+            n = g.shape[axis]
+            idx = np.arange(n)
+            src = np.clip(s - idx, 0, n - 1)
+            valid = ((s - idx) >= 0) & ((s - idx) < n)
+            mirrored = np.take(out, src, axis=axis)
+            mir_unknown = np.take(unknown, src, axis=axis)
+            vshape = (n, 1) if axis == 0 else (1, n)
+            fill = unknown & ~mir_unknown & valid.reshape(vshape)
+            out[fill] = mirrored[fill]
+            unknown = unknown & ~fill
+        if g.shape[0] == g.shape[1]:
+            fill = unknown & ~unknown.T & (out.T == out.T)
+            if fill.any() and (out[~unknown & ~unknown.T] == out.T[~unknown & ~unknown.T]).all():
+                out[fill] = out.T[fill]
+                unknown = unknown & ~fill
+    return None if unknown.any() else out
+
+
+@primitive(cost=2.5, params="colours", shape="keep")
+def symmetry_complete(g: Grid, c: Color) -> Grid | None:
+    """Treat colour c (0, or blocky blobs) as unknown and fill it from the mirror symmetries."""
+    return _symmetry_complete(g, c)
+
+
+@primitive(cost=2.5, params="colours")
+def symmetry_patch(g: Grid, c: Color) -> Grid | None:
+    """What the symmetric grid holds under the box of colour c."""
+    out = _symmetry_complete(g, c)
+    if out is None:
+        return None
+    ys, xs = np.nonzero(g == c)
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+def _shift_ok(g: Grid, known: np.ndarray, p: int, axis: int) -> bool:
+    """Do known cells agree with the known cells p steps further along axis?"""
+    n = g.shape[axis]
+    a = np.take(g, np.arange(n - p), axis=axis)
+    b = np.take(g, np.arange(p, n), axis=axis)
+    both = np.take(known, np.arange(n - p), axis=axis) & np.take(known, np.arange(p, n), axis=axis)
+    return bool((a[both] == b[both]).all())
+
+
+def _periodic_fill(g: Grid, c: Color) -> Grid | None:
+    """Fill cells of colour c from the smallest 2-d (or else diagonal) period the known cells agree with."""
+    unknown = _occluder(g, c)
+    if unknown is None:
+        return None
+    h, w = g.shape
+    known = ~unknown
+    pys = [p for p in range(1, h + 1) if p == h or _shift_ok(g, known, p, 0)]
+    pxs = [p for p in range(1, w + 1) if p == w or _shift_ok(g, known, p, 1)]
+    ys, xs = np.nonzero(known)
+    colours = g[ys, xs].astype(np.int64)
+    for _, py, px in sorted((py * px, py, px) for py in pys for px in pxs):
+        if py == h and px == w:
+            break
+        cls = (ys % py) * px + xs % px
+        keys = np.unique(cls * 16 + colours)
+        # every class of the tile seen exactly once with one colour: a consistent full tile
+        if len(keys) != py * px or len(np.unique(keys // 16)) != py * px:
+            continue
+        tile = np.zeros(py * px, dtype=np.uint8)
+        tile[keys // 16] = keys % 16
+        return np.tile(tile.reshape(py, px), (h // py + 1, w // px + 1))[:h, :w].copy()
+    return _diagonal_fill(g, known)
+
+
+def _diagonal_fill(g: Grid, known: np.ndarray) -> Grid | None:
+    """Fill from the smallest period p along a diagonal: colour = f((x + y) mod p) or f((x - y) mod p)."""
+    h, w = g.shape
+    ys, xs = np.nonzero(known)
+    colours = g[ys, xs].astype(np.int64)
+    yy, xx = np.indices((h, w))
+    for p in range(2, max(h, w) + 1):
+        for sign in (1, -1):
+            cls = (xs + sign * ys) % p
+            keys = np.unique(cls * 16 + colours)
+            if len(keys) == p and len(np.unique(keys // 16)) == p:
+                lut = np.zeros(p, dtype=np.uint8)
+                lut[keys // 16] = keys % 16
+                return lut[(xx + sign * yy) % p]
+    return None
+
+
+@primitive(cost=2.5, params="colours", shape="keep")
+def pattern_complete(g: Grid, c: Color) -> Grid | None:
+    """Treat colour c (0, or blocky blobs) as unknown and fill it by continuing the pattern."""
+    return _periodic_fill(g, c)
+
+
+@primitive(cost=2.5, params="colours")
+def pattern_patch(g: Grid, c: Color) -> Grid | None:
+    """What the continued pattern holds under the box of colour c."""
+    out = _periodic_fill(g, c)
+    if out is None:
+        return None
+    ys, xs = np.nonzero(g == c)
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()

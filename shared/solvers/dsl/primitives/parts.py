@@ -1,0 +1,184 @@
+"""Part primitives: cutting a grid into cells along separator lines or into equal parts, and
+putting parts back together (overlay, vote, logical and/or/xor, side by side).
+
+Logical combinations mark their true cells with the marker colour, so a learned recolour at
+the end picks the output colour from the demos.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Grid, Grids
+
+
+def _separators(line_ok: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of indices that are not separators, as (start, stop)."""
+    spans, start = [], None
+    for i, sep in enumerate(list(line_ok) + [True]):
+        if not sep and start is None:
+            start = i
+        elif sep and start is not None:
+            spans.append((start, i))
+            start = None
+    return spans
+
+
+@primitive(GRID, GRIDS, cost=1)
+def split_lines(g: Grid) -> Grids | None:
+    """Cut along full lines of one non-zero colour (the one with most lines) into cells, reading order."""
+    cuts = _line_cuts(g)
+    if cuts is None:
+        return None
+    return tuple(g[a:b, p:q].copy() for a, b in cuts[0] for p, q in cuts[1])
+
+
+def _line_cuts(g: Grid) -> tuple[list, list] | None:
+    """Spans between full lines of the non-zero colour with the most such lines."""
+    best = None
+    for c in range(1, 10):
+        rows = (g == c).all(axis=1)
+        cols = (g == c).all(axis=0)
+        if not rows.any() and not cols.any() or rows.all():
+            continue
+        ry, rx = _separators(rows), _separators(cols)
+        n_lines = int(rows.sum() + cols.sum())
+        if len(ry) * len(rx) < 2 or len(ry) * len(rx) > MAX_PARTS or best and best[0] >= n_lines:
+            continue
+        best = (n_lines, ry, rx)
+    return (best[1], best[2]) if best else None
+
+
+@primitive(cost=1)
+def cell_colours(g: Grid) -> Grid | None:
+    """Cut along separator lines and give each cell its most frequent colour: the layout as a grid."""
+    cuts = _line_cuts(g)
+    if cuts is None:
+        return None
+    ry, rx = cuts
+    out = np.zeros((len(ry), len(rx)), dtype=np.uint8)
+    for i, (a, b) in enumerate(ry):
+        for j, (p, q) in enumerate(rx):
+            out[i, j] = np.bincount(g[a:b, p:q].ravel(), minlength=16).argmax()
+    return out
+
+
+def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
+    if n % k == 0:
+        s = n // k
+        return [(i * s, (i + 1) * s) for i in range(k)]
+    if (n - (k - 1)) % k == 0:  # k parts with one-cell separators between
+        s = (n - (k - 1)) // k
+        return [(i * (s + 1), i * (s + 1) + s) for i in range(k)]
+    return None
+
+
+@primitive(GRID, GRIDS, cost=1, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3)))
+def split_grid(g: Grid, ry: int, rx: int) -> Grids | None:
+    """Cut into ry x rx equal parts (skipping one-cell separators), reading order."""
+    ys, xs = _equal_spans(g.shape[0], ry), _equal_spans(g.shape[1], rx)
+    if ys is None or xs is None or ys[0][1] - ys[0][0] < 1 or xs[0][1] - xs[0][0] < 1:
+        return None
+    return tuple(g[a:b, p:q].copy() for a, b in ys for p, q in xs)
+
+
+def _same_shape(parts: Grids) -> bool:
+    return len(parts) >= 2 and all(p.shape == parts[0].shape for p in parts)
+
+
+@primitive(GRIDS, GRID, cost=1)
+def overlay(parts: Grids) -> Grid | None:
+    """Paint the parts on top of each other, later parts over earlier ones (0 is clear)."""
+    if not _same_shape(parts):
+        return None
+    out = parts[0].copy()
+    for p in parts[1:]:
+        out = np.where(p != 0, p, out)
+    return out.astype(np.uint8)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def overlay_reversed(parts: Grids) -> Grid | None:
+    """Paint the parts on top of each other, earlier parts over later ones."""
+    return overlay(parts[::-1]) if parts else None
+
+
+def _masks(parts: Grids) -> np.ndarray | None:
+    """Non-zero masks of two or more same-shaped parts, stacked."""
+    if not _same_shape(parts):
+        return None
+    return np.stack([p != 0 for p in parts])
+
+
+def _two(parts: Grids) -> tuple[np.ndarray, np.ndarray] | None:
+    if len(parts) != 2 or parts[0].shape != parts[1].shape:
+        return None
+    return parts[0] != 0, parts[1] != 0
+
+
+def _marked(m: np.ndarray) -> Grid:
+    return np.where(m, MARKER, 0).astype(np.uint8)
+
+
+@primitive(GRIDS, GRID, cost=1)
+def and_parts(parts: Grids) -> Grid | None:
+    """Mark cells non-zero in every part."""
+    m = _masks(parts)
+    return None if m is None else _marked(m.all(axis=0))
+
+
+@primitive(GRIDS, GRID, cost=1)
+def or_parts(parts: Grids) -> Grid | None:
+    """Mark cells non-zero in any part."""
+    m = _masks(parts)
+    return None if m is None else _marked(m.any(axis=0))
+
+
+@primitive(GRIDS, GRID, cost=1)
+def xor_parts(parts: Grids) -> Grid | None:
+    """Mark cells non-zero in exactly one part."""
+    m = _masks(parts)
+    return None if m is None else _marked(m.sum(axis=0) == 1)
+
+
+@primitive(GRIDS, GRID, cost=1)
+def nor_parts(parts: Grids) -> Grid | None:
+    """Mark cells zero in every part."""
+    m = _masks(parts)
+    return None if m is None else _marked(~m.any(axis=0))
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def vote_parts(parts: Grids) -> Grid | None:
+    """Each cell takes the colour most parts agree on there (ties to the lowest colour)."""
+    if not _same_shape(parts) or len(parts) < 3:
+        return None
+    stack = np.stack(parts)
+    counts = np.stack([(stack == c).sum(axis=0) for c in range(10)])
+    return counts.argmax(axis=0).astype(np.uint8)
+
+
+@primitive(GRIDS, GRID, cost=1)
+def diff_parts(parts: Grids) -> Grid | None:
+    """Mark cells non-zero in the first of two parts and zero in the second."""
+    ab = _two(parts)
+    return None if ab is None else _marked(ab[0] & ~ab[1])
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def stack_across(parts: Grids) -> Grid | None:
+    """Put the parts side by side (equal heights)."""
+    if not parts or any(p.shape[0] != parts[0].shape[0] for p in parts):
+        return None
+    out = np.hstack(parts)
+    return out if out.shape[1] <= MAX_SIDE else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def stack_down(parts: Grids) -> Grid | None:
+    """Put the parts one above the other (equal widths)."""
+    if not parts or any(p.shape[1] != parts[0].shape[1] for p in parts):
+        return None
+    out = np.vstack(parts)
+    return out if out.shape[0] <= MAX_SIDE else None
