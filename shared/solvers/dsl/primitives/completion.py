@@ -71,6 +71,14 @@ def _symmetry_complete(g: Grid, c: Color) -> Grid | None:
     return None if unknown.any() else out
 
 
+def _under_box(g: Grid, filled: Grid | None, c: Color) -> Grid | None:
+    """The part of a completed grid under the bounding box of colour c in the original."""
+    if filled is None:
+        return None
+    ys, xs = np.nonzero(g == c)
+    return filled[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
 @primitive(cost=2.5, params="colours", shape="keep")
 def symmetry_complete(g: Grid, c: Color) -> Grid | None:
     """Treat colour c (0, or blocky blobs) as unknown and fill it from the mirror symmetries."""
@@ -80,11 +88,7 @@ def symmetry_complete(g: Grid, c: Color) -> Grid | None:
 @primitive(cost=2.5, params="colours")
 def symmetry_patch(g: Grid, c: Color) -> Grid | None:
     """What the symmetric grid holds under the box of colour c."""
-    out = _symmetry_complete(g, c)
-    if out is None:
-        return None
-    ys, xs = np.nonzero(g == c)
-    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+    return _under_box(g, _symmetry_complete(g, c), c)
 
 
 def _shift_ok(g: Grid, known: np.ndarray, p: int, axis: int) -> bool:
@@ -147,8 +151,4 @@ def pattern_complete(g: Grid, c: Color) -> Grid | None:
 @primitive(cost=2.5, params="colours")
 def pattern_patch(g: Grid, c: Color) -> Grid | None:
     """What the continued pattern holds under the box of colour c."""
-    out = _periodic_fill(g, c)
-    if out is None:
-        return None
-    ys, xs = np.nonzero(g == c)
-    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+    return _under_box(g, _periodic_fill(g, c), c)
