@@ -313,6 +313,14 @@ def summarise(rows: list[dict], solver: str, tasks_name: str, budget_s: float, w
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     n = len(rows)
     solved = statuses.get("solved", 0)
+    # per worker slot, the highest RSS any of its tasks reported: a resumed run keeps the peaks of
+    # the invocations before it
+    by_worker: dict[int, float] = {}
+    for r in rows:
+        if r.get("peak_rss_mb") is not None:
+            by_worker[r.get("worker", 0)] = max(by_worker.get(r.get("worker", 0), 0.0), r["peak_rss_mb"])
+    peaks = [round(max(by_worker.get(i, 0.0), p), 1) for i, p in enumerate(peaks)] + \
+        [by_worker[i] for i in sorted(by_worker) if i >= len(peaks)]
     scored = n - statuses.get("unscored", 0)
     return {
         "solver": solver,
