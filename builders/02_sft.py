@@ -36,8 +36,7 @@ from shared.train import compare, data, sft
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
 pool = tasks.training_for(EVAL_SET)
-train_tasks, heldout = data.split_tasks(pool, N_HELDOUT or P.n_tasks, seed=0)
-train_tasks = train_tasks[: TRAIN_TASKS or data.train_task_limit(P) or None]
+train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
 run = Path(OUT) / sft.run_name(P.name, model_name)  # checkpoints and results of this profile and model
 print(f"profile {P.name}, model {model_name}: {len(pool)} clean tasks ({pool.name}); "
       f"training on {len(train_tasks)}, measuring on {len(heldout)} held out")

@@ -35,8 +35,7 @@ from shared.train import compare, data, distill, sft
 
 P = config.profile(PROFILE)
 pool = tasks.training_for(EVAL_SET)
-train_tasks, heldout = data.split_tasks(pool, N_HELDOUT or P.n_tasks, seed=0)
-train_tasks = train_tasks[: TRAIN_TASKS or data.train_task_limit(P) or None]
+train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
 run = Path(OUT) / sft.run_name(P.name, TEACHER or P.model)
 steps = STEPS or P.train_steps
 print(f"profile {P.name}: training on {len(train_tasks)} clean tasks, measuring on {len(heldout)} held out")

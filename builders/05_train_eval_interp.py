@@ -52,8 +52,7 @@ from shared.train.compare import runs_table
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
 pool = retrain.small_tasks(tasks.training_for(EVAL_SET), retrain.cell_limit(P))
-train_tasks, heldout = data.split_tasks(pool, N_HELDOUT or P.n_tasks, seed=0)
-train_tasks = train_tasks[: TRAIN_TASKS or data.train_task_limit(P) or None]
+train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
 steps = STEPS or P.train_steps
 dpo_steps, grpo_steps = DPO_STEPS or max(2, steps // 4), GRPO_STEPS or max(2, steps // 10)
 run = Path(OUT) / sft.run_name(P.name, model_name)

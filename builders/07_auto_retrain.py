@@ -42,8 +42,7 @@ from shared.train import data, retrain, sft
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
 pool = retrain.small_tasks(tasks.training_for(EVAL_SET), retrain.cell_limit(P))
-train_tasks, val_tasks = data.split_tasks(pool, N_VAL or P.n_tasks, seed=0)
-train_tasks = train_tasks[: TRAIN_TASKS or data.train_task_limit(P) or None]
+train_tasks, val_tasks = data.profile_split(pool, P, N_VAL, TRAIN_TASKS)
 run = Path(OUT) / sft.run_name(P.name, model_name)
 cfg = retrain.LoopConfig(rounds=ROUNDS, steps_per_round=STEPS_PER_ROUND or P.train_steps, batch_size=P.batch_size,
                          lr=P.lr, max_len=P.max_len, max_new_tokens=P.max_new_tokens, n_augment=N_AUGMENT,

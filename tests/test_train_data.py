@@ -100,3 +100,16 @@ def test_default_training_pool_excludes_the_evaluation_set():
     assert pool and not any(t.id in ev_ids or t.content_key() in ev_keys for t in pool)
     train, held = data.split_tasks(pool[:20], 5, seed=0)
     assert len(held) == 5 and len(train) == 15 and not {t.id for t in train} & {t.id for t in held}
+
+
+def test_profile_split_takes_the_profile_defaults():
+    from shared import config
+
+    pool = load("arc1/train")[:30]
+    smoke = config.profile("smoke")
+    train, held = data.profile_split(pool, smoke)
+    assert len(held) == smoke.n_tasks and len(train) == smoke.train_tasks
+    assert not {t.id for t in train} & {t.id for t in held}
+    train, held = data.profile_split(pool, smoke, n_heldout=5, n_train=3)
+    assert (len(train), len(held)) == (3, 5)
+    assert len(data.profile_split(pool, config.profile("smoke", train_tasks=0))[0]) == 30 - smoke.n_tasks

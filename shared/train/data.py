@@ -149,6 +149,8 @@ def split_tasks(tasks, n_heldout: int, seed: int = 0) -> tuple[list[Task], list[
     return [t for i, t in enumerate(tasks) if i not in held], [t for i, t in enumerate(tasks) if i in held]
 
 
-def train_task_limit(profile) -> int:
-    """How many training tasks a profile trains on (0: all)."""
-    return int(profile.train_tasks)
+def profile_split(pool, profile, n_heldout: int = 0, n_train: int = 0, seed: int = 0) -> tuple[list[Task], list[Task]]:
+    """(train, held out) as the notebooks take them: `n_heldout` tasks kept out (0: the profile's
+    n_tasks) and at most `n_train` trained on (0: the profile's train_tasks; 0 there too: all)."""
+    train, held = split_tasks(pool, n_heldout or profile.n_tasks, seed=seed)
+    return train[: n_train or profile.train_tasks or None], held
