@@ -70,6 +70,40 @@ def _largest_box(g):
     return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
+def _squares_scene(rng):
+    """2x2 squares of colour 5, some against the edge of the grid and some inside."""
+    g = np.zeros((10, 10), dtype=np.uint8)
+    for y, x in ((0, int(rng.integers(0, 8))), (4, int(rng.integers(1, 6))), (int(rng.integers(3, 7)), 8)):
+        g[y:y + 2, x:x + 2] = 5
+    return g
+
+
+def _recolour_edge_squares(g):
+    out = g.copy()
+    out[:2][g[:2] == 5] = 2
+    out[:, 8:][g[:, 8:] == 5] = 2
+    return out
+
+
+def _shapes_scene(rng):
+    """A bar, a big square and a small square, each its own colour, in random order down the grid."""
+    g = np.zeros((13, 8), dtype=np.uint8)
+    colours = rng.permutation([1, 2, 3, 4])
+    shapes = [np.ones((1, 5)), np.ones((3, 3)), np.ones((2, 2))]
+    y = 0
+    for k in rng.permutation(3):
+        sh = shapes[k]
+        x = int(rng.integers(0, 8 - sh.shape[1] + 1))
+        g[y:y + sh.shape[0], x:x + sh.shape[1]] = colours[k]
+        y += sh.shape[0] + 1
+    return g
+
+
+def _widest(g):
+    row = int(np.argmax((g != 0).sum(axis=1)))  # the bar is the only row with five cells
+    return g[row:row + 1][:, g[row] != 0].copy()
+
+
 FIXTURES = {
     "mirror": (lambda g: g[:, ::-1].copy(), _sparse),
     "recolour": (lambda g: np.array([0, 2, 1, 3], dtype=np.uint8)[g], _sparse),
@@ -77,6 +111,8 @@ FIXTURES = {
                         lambda rng: _sparse(rng, 3, 3)),
     "largest_object": (_largest_box, _boxes_scene),
     "fill_holes": (_fill_holes, _ring_scene),
+    "recolour_objects_on_the_edge": (_recolour_edge_squares, _squares_scene),
+    "pick_the_widest": (_widest, _shapes_scene),
     # one colour, so sorting each column is exactly letting its cells fall
     "fall_down": (lambda g: np.sort(g, axis=0), lambda rng: _sparse(rng, colours=(5,))),
     # the same on a background of 7: solved on the pass that swaps the background to 0

@@ -7,6 +7,7 @@ refuses when the test inputs would need something the demos never showed.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -20,9 +21,22 @@ from shared.solvers.dsl.primitives.learned import (
     local_rule,
     stamp,
 )
+from shared.solvers.dsl.primitives.props import (
+    KEEP,
+    OBJECT_KINDS,
+    PROPERTIES,
+    SELECT_PROPERTIES,
+    choose,
+    cut_objects,
+    prop_key,
+    properties,
+    scene_objects,
+    select_values,
+)
 from shared.solvers.dsl.types import MARKER, Grid
 
 MAX_TABLE = 400  # a rule table larger than this memorises rather than explains
+MAX_OBJECTS = 60  # per-object rules on scenes of more objects than this are noise, and slow
 
 
 def fit_recolor(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:
@@ -152,6 +166,9 @@ def fit_crop(values: list[Grid], outputs: list[Grid]) -> tuple | None:
 
 def fit_lookup(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:
     """A table value -> output when values repeat across the demos and every test value was seen."""
+    # cheap refusal first: without two equal demo values there is nothing to look up
+    if len({bytes(v.shape) + v.tobytes() for v in values}) == len(values):
+        return None
     table: dict = {}
     for v, o in zip(values, outputs, strict=True):
         if table.setdefault(grid_key(v), grid_key(o)) != grid_key(o):
@@ -167,6 +184,9 @@ STAMP_REACH = 2  # stamps cover the 5x5 square around a cell
 
 def fit_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
     """Per-colour stamps painted on zero cells around each cell of that colour, if they explain the demos."""
+    # stamps only paint zero cells: every non-zero cell must already be as in the output
+    if any((o[v != 0] != v[v != 0]).any() for v, o in zip(values, outputs, strict=True)):
+        return None
     stamps: dict[int, tuple] = {}
     colours = sorted({int(c) for v in values for c in np.unique(v)} - {0})
     offsets = [(dy, dx) for dy in range(-STAMP_REACH, STAMP_REACH + 1) for dx in range(-STAMP_REACH, STAMP_REACH + 1)
@@ -191,3 +211,106 @@ def fit_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
     if not stamps or not all(_same(stamp(v, stamps), o) for v, o in zip(values, outputs, strict=True)):
         return None
     return stamps
+
+
+def _object_explanations(values: list[Grid], outputs: list[Grid], kind: str) -> list | None:
+    """Per demo, per object: the table values that would explain its output cells (None: no rule can)."""
+    out = []
+    for v, o in zip(values, outputs, strict=True):
+        per = []
+        for ys, xs in scene_objects(v, kind):
+            before, after = v[ys, xs], o[ys, xs]
+            ok = set()
+            if np.array_equal(before, after):
+                ok.add(KEEP)
+                if (before == before[0]).all():
+                    ok.add(int(before[0]))
+            elif (after == after[0]).all():
+                ok.add(int(after[0]))
+            if not ok:
+                return None
+            per.append(ok)
+        out.append(per)
+    return out
+
+
+def fit_recolor_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 2) -> list[tuple]:
+    """(kind, prop, table) rules recolouring each object by one property that explain every demo.
+
+    Background cells must stay as they are, some object must change, every test object's property
+    must have been seen in the demos, and some property value must cover two objects or more (a
+    table with one entry per object memorises rather than explains). Simplest properties first.
+    """
+    if any(v.shape != o.shape or (o[v == 0] != 0).any() for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    found = []
+    for kind in OBJECT_KINDS:
+        explained = _object_explanations(values, outputs, kind)
+        if explained is None:
+            continue
+        n_objects = sum(len(per) for per in explained)
+        if max(len(per) for per in explained) > MAX_OBJECTS:
+            continue
+        for prop in PROPERTIES:
+            options: dict[str, set] = {}
+            for v, per in zip(values, explained, strict=True):
+                for value, ok in zip(properties(v, kind, prop), per, strict=True):
+                    k = prop_key(value)
+                    options[k] = options[k] & ok if k in options else set(ok)
+            if not options or any(not ok for ok in options.values()) or len(options) >= n_objects:
+                continue
+            table = {k: (KEEP if KEEP in ok else min(ok)) for k, ok in options.items()}
+            if all(c == KEEP for c in table.values()):
+                continue
+            if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+                table = _with_default(table)
+                if table is None:
+                    continue
+            found.append((kind, prop, table))
+            if len(found) == limit:
+                return found
+            break  # the simplest property for this kind of object; another kind may give a second
+    return found
+
+
+def _with_default(table: dict) -> dict | None:
+    """A table where one value is the exception and 3+ others agree: that agreement becomes "*"."""
+    counts = Counter(table.values())
+    if len(counts) != 2:
+        return None
+    (common, n), (_, m) = counts.most_common()
+    if m != 1 or n < 3:
+        return None
+    return {**{k: c for k, c in table.items() if c != common}, "*": common}
+
+
+def fit_select_object(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """(kind, prop, how, box) when each output is the one object picked by a property extreme or oddity."""
+    for kind in OBJECT_KINDS:
+        scenes = []
+        for v, o in zip(values, outputs, strict=True):
+            objs = scene_objects(v, kind)
+            # only objects whose box has the output's shape can be it
+            fits = [i for i, (ys, xs) in enumerate(objs)
+                    if (ys.max() - ys.min() + 1, xs.max() - xs.min() + 1) == o.shape]
+            if not fits or len(objs) > MAX_OBJECTS:
+                break
+            scenes.append(fits)
+        else:
+            for box in (False, True):
+                targets = []
+                for v, o, fits in zip(values, outputs, scenes, strict=True):
+                    cuts = cut_objects(v, kind, box)
+                    hits = [i for i in fits if _same(cuts[i], o)]
+                    if not hits:
+                        break
+                    targets.append(hits)
+                else:
+                    for prop in SELECT_PROPERTIES:
+                        for how in ("max", "min", "unique"):
+                            if all(choose(select_values(v, kind, prop), how) in hits
+                                   for v, hits in zip(values, targets, strict=True)):
+                                return kind, prop, how, box
+    return None

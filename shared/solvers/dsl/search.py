@@ -24,11 +24,14 @@ from shared.solvers.dsl.fit import (
     fit_local_rule,
     fit_lookup,
     fit_recolor,
+    fit_recolor_objects,
+    fit_select_object,
     fit_stamp,
     local_rule_kinds,
 )
 from shared.solvers.dsl.primitives import Op, search_ops
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
+from shared.solvers.dsl.primitives.props import recolor_objects, select_object
 from shared.solvers.dsl.program import INPUT, Node, call
 from shared.solvers.dsl.types import GRID, MARKER, MAX_SIDE
 
@@ -36,6 +39,7 @@ MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
+MAX_SELECT_FITS = 60           # picking one object by a property: tried on the cheapest resizing states
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
 KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "partial": 9}
 
@@ -80,12 +84,14 @@ class SearchStats:
     generated: int = 0
     stored_bytes: int = 0
     max_depth_reached: int = 0
+    reopened: int = 0        # states first met as last steps, met again shallower and kept
     stopped: str = ""
     op_errors: dict = field(default_factory=dict)
 
 
 def _key(kind: str, values: tuple) -> int:
-    parts = []
+    # the kind is part of the key: a list of one object per input must not hide the same grids
+    parts = [kind.encode()]
     for v in values:
         for g in (v if kind != GRID else (v,)):
             parts.append(bytes(g.shape))
@@ -123,9 +129,11 @@ class Search:
         self.ops = search_ops(colours)
         self.states: list[State] = []
         self.seen: set[int] = set()
+        self.leaf_keys: set[int] = set()  # states seen only as last steps, whose grids were not kept
         self.candidates: list[Candidate] = []
         self.sized: list[Sized] = []
         self.rule_fits = 0
+        self.select_fits = 0
         self.stats = SearchStats()
         self.out_shapes = [o.shape for o in self.outputs]
 
@@ -141,16 +149,24 @@ class Search:
 
     def _add(self, values: tuple, kind: str, cost: float, depth: int, parent, op) -> int | None:
         key = _key(kind, values)
-        if key in self.seen:
-            return None
-        self.seen.add(key)
         keep = depth < self.max_depth
+        checked = False
+        if key in self.seen:
+            # met before only as a last step (not kept): this shallower copy may still be expanded
+            if not keep or key not in self.leaf_keys:
+                return None
+            self.leaf_keys.discard(key)
+            self.stats.reopened += 1
+            checked = True
+        self.seen.add(key)
+        if not keep:
+            self.leaf_keys.add(key)
         if keep:
             self.stats.stored_bytes += _nbytes(kind, values)
         self.states.append(State(values if keep else None, kind, cost, depth, parent, op))
         sid = len(self.states) - 1
         self.stats.max_depth_reached = max(self.stats.max_depth_reached, depth)
-        if kind == GRID:
+        if kind == GRID and not checked:
             self._check(sid, values, cost)
         return sid
 
@@ -184,6 +200,14 @@ class Search:
                 preds = [recolor(p, mapping) for p in preds]
             if all(p is not None for p in preds):
                 self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
+        if self.select_fits < MAX_SELECT_FITS and all(v.size > o.size for v, o in zip(demo, self.outputs, strict=True)):
+            self.select_fits += 1
+            found = fit_select_object(demo, self.outputs)
+            if found is not None:
+                preds = [select_object(t, *found) for t in test]
+                if all(p is not None for p in preds):
+                    node = call("select_object", self.node(sid), args=found)
+                    self.candidates.append(Candidate(node, "fitted", cost + 2, preds, self.n_demo))
 
     def _fit_sized(self, sid: int, demo: list, test: list, cost: float) -> None:
         """A state the size of the outputs: exact, or finished by a learned recolour or local rule."""
@@ -204,6 +228,11 @@ class Search:
         if self.rule_fits >= MAX_RULE_FITS:
             return
         self.rule_fits += 1
+        for kind, prop, table in fit_recolor_objects(demo, self.outputs, test):
+            node = call("recolor_objects", self.node(sid), args=(kind, prop, table))
+            preds = [recolor_objects(t, kind, prop, table) for t in test]
+            if all(p is not None for p in preds):
+                self.candidates.append(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
         stamps = fit_stamp(demo, self.outputs)
         if stamps is not None:
             node = call("stamp", self.node(sid), args=(stamps,))
@@ -251,7 +280,7 @@ class Search:
             leaf = state.depth + 1 == self.max_depth
             sized = state.kind == GRID and [v.shape for v in values[:self.n_demo]] == self.out_shapes
             for i, op in enumerate(self.ops):
-                if op.prim.tin != state.kind:
+                if op.prim.tin != state.kind or (op.prim.first and state.depth):
                     continue
                 # a last step must give a grid of the demo outputs' size; skip those that cannot
                 if leaf and (op.prim.tout != GRID or op.prim.shape == ("change" if sized else "keep")):

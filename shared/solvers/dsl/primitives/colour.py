@@ -118,3 +118,25 @@ def minor_colour_cell(g: Grid) -> Grid | None:
     """A 1x1 grid of the least frequent non-zero colour."""
     ranked = _ranked_colours(g)
     return np.array([[ranked[-1]]], dtype=np.uint8) if ranked else None
+
+
+@primitive(cost=2, params=tuple((asc, skip) for asc in (False, True) for skip in (0, 1)))
+def colour_column(g: Grid, ascending: bool, skip: int) -> Grid | None:
+    """The non-zero colours as one column, most frequent first (or least), after skipping `skip`."""
+    ranked = _ranked_colours(g)
+    if ascending:
+        counts = colour_counts(g)
+        ranked = sorted(ranked, key=lambda c: (counts[c], c))
+    ranked = ranked[skip:]
+    if not ranked or any(c >= MARKER for c in ranked):
+        return None
+    return np.array(ranked, dtype=np.uint8)[:, None]
+
+
+@primitive(cost=1.5)
+def cells_row(g: Grid) -> Grid | None:
+    """The non-zero cells in reading order as one row (a count shown as a bar)."""
+    cells = g[g != 0]
+    if not 0 < cells.size <= 30:
+        return None
+    return cells[None, :].astype(np.uint8)

@@ -1,5 +1,8 @@
 """Completion primitives: fill cells hidden under an occluding colour from the grid's mirror
 symmetries or from its repeating pattern, or return just what the occluder hid.
+
+They are the slowest primitives on large grids and, in the programs found on arc1/train, only
+ever help as the first step, so the search applies them to the task input only (`first=True`).
 """
 
 from __future__ import annotations
@@ -79,13 +82,13 @@ def _under_box(g: Grid, filled: Grid | None, c: Color) -> Grid | None:
     return filled[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
-@primitive(cost=2.5, params="colours", shape="keep")
+@primitive(cost=2.5, params="colours", shape="keep", first=True)
 def symmetry_complete(g: Grid, c: Color) -> Grid | None:
     """Treat colour c (0, or blocky blobs) as unknown and fill it from the mirror symmetries."""
     return _symmetry_complete(g, c)
 
 
-@primitive(cost=2.5, params="colours")
+@primitive(cost=2.5, params="colours", first=True)
 def symmetry_patch(g: Grid, c: Color) -> Grid | None:
     """What the symmetric grid holds under the box of colour c."""
     return _under_box(g, _symmetry_complete(g, c), c)
@@ -142,13 +145,19 @@ def _diagonal_fill(g: Grid, known: np.ndarray) -> Grid | None:
     return None
 
 
-@primitive(cost=2.5, params="colours", shape="keep")
+@primitive(cost=2.5, params="colours", shape="keep", first=True)
 def pattern_complete(g: Grid, c: Color) -> Grid | None:
     """Treat colour c (0, or blocky blobs) as unknown and fill it by continuing the pattern."""
     return _periodic_fill(g, c)
 
 
-@primitive(cost=2.5, params="colours")
+@primitive(cost=2.5, params="colours", first=True)
 def pattern_patch(g: Grid, c: Color) -> Grid | None:
     """What the continued pattern holds under the box of colour c."""
     return _under_box(g, _periodic_fill(g, c), c)
+
+
+@primitive(cost=2.5, params=(("pattern",), ("symmetry",)), shape="keep", first=True)
+def complete_zeros(g: Grid, how: str) -> Grid | None:
+    """Treat the 0 cells of the input as unknown and fill them from its repeating pattern or symmetry."""
+    return _periodic_fill(g, 0) if how == "pattern" else _symmetry_complete(g, 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -69,15 +70,23 @@ def rays(g: Grid, direction: str) -> Grid:
     return _turned(g, direction, _ray_down)
 
 
-def _ray_diagonal(g: Grid) -> Grid:
-    out = g.copy()
+def _shear(g: Grid) -> np.ndarray:
+    """Down-right diagonals of g as the columns of an (h, h + w - 1) grid, zeros elsewhere."""
     h, w = g.shape
-    for y, x in zip(*np.nonzero(g), strict=True):
-        k = 1
-        while y + k < h and x + k < w and g[y + k, x + k] == 0:
-            out[y + k, x + k] = g[y, x]
-            k += 1
+    ys, xs = np.indices((h, w))
+    out = np.zeros((h, h + w - 1), dtype=g.dtype)
+    out[ys, xs - ys + h - 1] = g
     return out
+
+
+def _unshear(s: np.ndarray, h: int, w: int) -> np.ndarray:
+    ys, xs = np.indices((h, w))
+    return s[ys, xs - ys + h - 1]
+
+
+def _ray_diagonal(g: Grid) -> Grid:
+    # a ray down-right is a ray down once the diagonals are columns
+    return _unshear(_ray_down(_shear(g)), *g.shape).astype(np.uint8)
 
 
 @primitive(cost=3, params=(("down",), ("up",), ("left",), ("right",)), shape="keep")
@@ -86,37 +95,36 @@ def diagonal_rays(g: Grid, direction: str) -> Grid:
     return _turned(g, direction, _ray_diagonal)
 
 
+def _between_down(g: Grid) -> np.ndarray:
+    """For each zero cell, the colour of the nearest non-zero cells above and below it when they
+    agree (0 otherwise): what a vertical line joining same-coloured cells would paint there."""
+    h = g.shape[0]
+    rows = np.arange(h)[:, None]
+    above = np.maximum.accumulate(np.where(g != 0, rows, -1), axis=0)
+    below = np.minimum.accumulate(np.where(g != 0, rows, h)[::-1], axis=0)[::-1]
+    up = np.where(above >= 0, np.take_along_axis(g, np.maximum(above, 0), axis=0), 0)
+    down = np.where(below < h, np.take_along_axis(g, np.minimum(below, h - 1), axis=0), 0)
+    return np.where((g == 0) & (up == down), up, 0)
+
+
 @primitive(cost=1.5, shape="keep")
 def connect(g: Grid) -> Grid:
     """Join same-coloured cells that share a row or column with a line of their colour over zeros."""
-    out = g.copy()
-    for grid, view in ((g, out), (g.T, out.T)):
-        for y in range(grid.shape[0]):
-            row = grid[y]
-            xs = np.nonzero(row)[0]
-            for a, b in zip(xs[:-1], xs[1:], strict=True):
-                if row[a] == row[b] and b > a + 1:
-                    seg = view[y, a + 1:b]
-                    view[y, a + 1:b] = np.where(seg == 0, row[a], seg)
-    return out
+    across = _between_down(g.T).T
+    out = np.where(across != 0, across, g)
+    down = _between_down(g)
+    return np.where((out == 0) & (down != 0), down, out).astype(np.uint8)
 
 
 @primitive(cost=2, shape="keep")
 def connect_diagonal(g: Grid) -> Grid:
     """Join same-coloured cells on a shared diagonal with a line of their colour over zeros."""
-    out = g.copy()
     h, w = g.shape
-    for view, src in ((out, g), (out[:, ::-1], g[:, ::-1])):
-        for d in range(-h + 1, w):
-            line = np.diagonal(src, d)
-            idx = np.nonzero(line)[0]
-            for a, b in zip(idx[:-1], idx[1:], strict=True):
-                if line[a] == line[b] and b > a + 1:
-                    for k in range(a + 1, b):
-                        y, x = (k, k + d) if d >= 0 else (k - d, k)
-                        if view[y, x] == 0:
-                            view[y, x] = line[a]
-    return out
+    main = _unshear(_between_down(_shear(g)), h, w)
+    out = np.where(main != 0, main, g)
+    flipped = g[:, ::-1]
+    anti = _unshear(_between_down(_shear(flipped)), h, w)[:, ::-1]
+    return np.where((out == 0) & (anti != 0), anti, out).astype(np.uint8)
 
 
 @primitive(cost=1.5, shape="keep")
@@ -199,3 +207,84 @@ def _slide_colour_down(g: Grid, c: Color) -> Grid:
     out = rest.copy()
     out[ys + step, xs] = c
     return out.astype(np.uint8)
+
+
+@primitive(cost=2, params=tuple((a, k) for a in ("centre", "colour") for k in (True, False)), shape="keep")
+def copy_to_markers(g: Grid, align: str, keep: bool) -> Grid | None:
+    """Copy the one multi-cell shape onto each one-cell marker (centred, or by its cell of that colour)."""
+    # the original shape stays where it was (keep) or is removed
+    comps = components(g, True, False)
+    shapes = [c for c in comps if len(c[0]) > 1]
+    marks = [c for c in comps if len(c[0]) == 1]
+    if len(shapes) != 1 or not marks:
+        return None
+    ys, xs = shapes[0]
+    y0, x0 = int(ys.min()), int(xs.min())
+    out = g.copy()
+    if not keep:
+        out[ys, xs] = 0
+    h, w = g.shape
+    for (my,), (mx,) in marks:
+        if align == "centre":
+            bh, bw = int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1
+            if bh % 2 == 0 or bw % 2 == 0:
+                return None
+            oy, ox = (bh // 2, bw // 2)
+        else:
+            hits = np.nonzero(g[ys, xs] == g[my, mx])[0]
+            if len(hits) != 1:
+                return None
+            oy, ox = int(ys[hits[0]]) - y0, int(xs[hits[0]]) - x0
+        ty, tx = ys - y0 + my - oy, xs - x0 + mx - ox
+        ok = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+        out[ty[ok], tx[ok]] = g[ys[ok], xs[ok]]
+    return out
+
+
+@primitive(cost=1.5, params=((True,), (False,)), shape="keep")
+def halo(g: Grid, diagonal: bool) -> Grid | None:
+    """Mark the zero cells next to any non-zero cell (8- or 4-neighbours): a ring round each object."""
+    nz = np.pad(g != 0, 1)
+    h, w = g.shape
+    steps = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx) and (diagonal or not (dy and dx))]
+    near = np.zeros((h, w), dtype=bool)
+    for dy, dx in steps:
+        near |= nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
+    ring = near & (g == 0)
+    if not ring.any():
+        return None
+    return np.where(ring, MARKER, g).astype(np.uint8)
+
+
+_IN_PLACE = {
+    "flip_lr": lambda m: m[:, ::-1],
+    "flip_ud": lambda m: m[::-1],
+    "rotate180": lambda m: m[::-1, ::-1],
+    "transpose": lambda m: m.T if m.shape[0] == m.shape[1] else None,
+}
+
+
+@primitive(cost=2, params=tuple((k,) for k in (*_IN_PLACE, "fill_box")), shape="keep")
+def each_object(g: Grid, how: str) -> Grid | None:
+    """Transform every object (8-connected, any colours) inside its own box, painted back in place."""
+    comps = components(g, True, False)
+    if not comps:
+        return None
+    out = g.copy()
+    changed = False
+    for ys, xs in comps:
+        y0, x0 = ys.min(), xs.min()
+        crop = np.zeros((ys.max() - y0 + 1, xs.max() - x0 + 1), dtype=np.uint8)
+        crop[ys - y0, xs - x0] = g[ys, xs]
+        if how == "fill_box":
+            colours = np.bincount(g[ys, xs], minlength=MARKER + 6)
+            new = np.where(crop == 0, int(np.argmax(colours)), crop).astype(np.uint8)
+        else:
+            new = _IN_PLACE[how](crop)
+            if new is None:
+                return None
+        box = out[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
+        box[crop != 0] = 0
+        box[new != 0] = new[new != 0]
+        changed |= not np.array_equal(new, crop)
+    return out if changed else None

@@ -137,9 +137,9 @@ def scale_down(g: Grid, k: int) -> Grid | None:
 @primitive(cost=1)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""
-    keep_r = [0] + [i for i in range(1, g.shape[0]) if not np.array_equal(g[i], g[i - 1])]
+    keep_r = np.concatenate([[True], (g[1:] != g[:-1]).any(axis=1)])
     g = g[keep_r]
-    keep_c = [0] + [j for j in range(1, g.shape[1]) if not np.array_equal(g[:, j], g[:, j - 1])]
+    keep_c = np.concatenate([[True], (g[:, 1:] != g[:, :-1]).any(axis=0)])
     return g[:, keep_c].copy()
 
 

@@ -11,47 +11,47 @@ from collections import Counter
 from functools import lru_cache
 
 import numpy as np
+from scipy import ndimage
 
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
 
-_N4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
-_N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_STRUCTURE = {True: np.ones((3, 3), dtype=bool), False: ndimage.generate_binary_structure(2, 1)}
 
 
 @lru_cache(maxsize=4096)
-def _label(data: bytes, h: int, w: int, diagonal: bool, by_colour: bool) -> tuple:
-    """Components of non-zero cells as tuples of (y, x) cells (cached: the search asks often)."""
+def _component_arrays(data: bytes, h: int, w: int, diagonal: bool, by_colour: bool) -> tuple:
+    """Components of non-zero cells (cached: the search asks often), each as read-only (ys, xs)."""
     g = np.frombuffer(data, dtype=np.uint8).reshape(h, w)
-    seen = np.zeros((h, w), dtype=bool)
-    steps = _N8 if diagonal else _N4
-    comps = []
-    for y0, x0 in zip(*np.nonzero(g), strict=True):
-        if seen[y0, x0]:
-            continue
-        colour = g[y0, x0]
-        stack, cells = [(int(y0), int(x0))], []
-        seen[y0, x0] = True
-        while stack:
-            y, x = stack.pop()
-            cells.append((y, x))
-            for dy, dx in steps:
-                ny, nx = y + dy, x + dx
-                if 0 <= ny < h and 0 <= nx < w and not seen[ny, nx] and g[ny, nx] and (
-                        not by_colour or g[ny, nx] == colour):
-                    seen[ny, nx] = True
-                    stack.append((ny, nx))
-        comps.append(tuple(cells))
-    return tuple(comps)
+    structure = _STRUCTURE[diagonal]
+    if by_colour:
+        labels = np.zeros((h, w), dtype=np.int32)
+        n = 0
+        for c in np.unique(g[g != 0]).tolist():
+            lab, k = ndimage.label(g == c, structure=structure)
+            labels[lab > 0] = lab[lab > 0] + n
+            n += k
+    else:
+        labels, n = ndimage.label(g != 0, structure=structure)
+    ys, xs = np.nonzero(labels)  # reading order, so each component's cells come in reading order too
+    lab = labels[ys, xs]
+    order = np.argsort(lab, kind="stable")
+    bounds = np.searchsorted(lab[order], np.arange(1, n + 2))
+    out = []
+    for i in range(n):
+        idx = order[bounds[i]:bounds[i + 1]]
+        cy, cx = ys[idx], xs[idx]
+        cy.flags.writeable = cx.flags.writeable = False  # shared by every caller through the cache
+        out.append((cy, cx))
+    # by the box's top-left corner; ties by the first cell in reading order
+    out.sort(key=lambda yx: (yx[0].min(), yx[1].min(), yx[0][0], yx[1][0]))
+    return tuple(out)
 
 
 def components(g: Grid, diagonal: bool = True, by_colour: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Connected components of non-zero cells as (ys, xs) index arrays, in reading order."""
+    """Connected components of non-zero cells as read-only (ys, xs) index arrays, in reading order."""
     g = np.ascontiguousarray(g, dtype=np.uint8)
-    comps = _label(g.tobytes(), g.shape[0], g.shape[1], diagonal, by_colour)
-    out = [(np.array([c[0] for c in cells]), np.array([c[1] for c in cells])) for cells in comps]
-    out.sort(key=lambda yx: (yx[0].min(), yx[1].min()))
-    return out
+    return list(_component_arrays(g.tobytes(), g.shape[0], g.shape[1], diagonal, by_colour))
 
 
 def _crop_object(g: Grid, ys: np.ndarray, xs: np.ndarray) -> Grid:
@@ -268,3 +268,18 @@ def count_cells(parts: Grids) -> Grid | None:
     if not parts:
         return None
     return np.full((1, len(parts)), 10, dtype=np.uint8)
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def part_colours(parts: Grids) -> Grid | None:
+    """Each part's most frequent non-zero colour, stacked as one column in the parts' order."""
+    if not parts or len(parts) > 30:
+        return None
+    column = []
+    for p in parts:
+        counts = np.bincount(p.ravel(), minlength=10)
+        counts[0] = 0
+        if not counts.any():
+            return None
+        column.append(int(np.argmax(counts)))
+    return np.array(column, dtype=np.uint8)[:, None]

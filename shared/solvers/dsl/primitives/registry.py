@@ -2,8 +2,10 @@
 
 A primitive is registered once with the argument tuples it is tried with (parameters baked
 in, icecuber style: `scale_up(x, 2)` and `scale_up(x, 3)` are two ops). `params="colours"`
-means one op per colour seen in the task. `search=False` marks primitives that take learned
-arguments (a colour map, a rule table); the search fits those itself rather than enumerating.
+means one op per non-zero colour seen in the task. `first=True` limits a slow primitive to the
+task input (never after another step). `search=False`
+marks primitives that take learned arguments (a colour map, a rule table); the search fits
+those itself rather than enumerating them.
 `shape` says whether a grid primitive keeps or always changes its input's shape: the search
 uses it to skip last steps that cannot produce an answer of the right size.
 """
@@ -27,13 +29,14 @@ class Primitive:
     search: bool
     family: str
     shape: str  # "keep": output shape = input shape; "change": never equal; "any"
+    first: bool = False  # applied to the task input only (a slow step that rarely helps later)
 
 
 PRIMITIVES: dict[str, Primitive] = {}
 
 
 def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str = ((),),
-              search: bool = True, shape: str = "any") -> Callable:
+              search: bool = True, shape: str = "any", first: bool = False) -> Callable:
     """Register the decorated function as a primitive (its module name is its family)."""
 
     def wrap(fn: Callable) -> Callable:
@@ -45,7 +48,7 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
         family = fn.__module__.rsplit(".", 1)[-1]
         if shape not in ("keep", "change", "any"):
             raise ValueError(f"primitive {name}: shape must be keep, change or any")
-        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape)
+        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first)
         return fn
 
     return wrap

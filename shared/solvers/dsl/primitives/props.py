@@ -1,0 +1,163 @@
+"""Per-object rules learned from the demos: recolour each object by a property, or pick one.
+
+An object here is a connected component of one colour (8- or 4-connected) or of any non-zero
+colours (8-connected). A property is a small hashable fact about one object in its scene
+(its size, shape, colour, holes, whether it touches the edge, its size rank, ...). The search
+fits which property explains the demos (see `dsl.fit`), so a rule reads as a table from
+property values to colours, or as "the object whose property is largest / smallest / unique".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from shared.solvers.dsl.primitives.objects import components
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import Grid
+
+OBJECT_KINDS = {"colour8": (True, True), "colour4": (False, True), "any8": (True, False)}
+KEEP = -1  # in a recolour table: the object keeps its colours
+
+
+def scene_objects(g: Grid, kind: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The objects of g of the given kind, as (ys, xs) cell arrays in reading order."""
+    diagonal, by_colour = OBJECT_KINDS[kind]
+    return components(g, diagonal, by_colour)
+
+
+def _mask(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    m = np.zeros((ys.max() - ys.min() + 1, xs.max() - xs.min() + 1), dtype=bool)
+    m[ys - ys.min(), xs - xs.min()] = True
+    return m
+
+
+def _holes(mask: np.ndarray) -> int:
+    """Background regions (4-connected) inside the object's box that do not reach the box edge."""
+    regions = components((~mask).astype(np.uint8), False, False)
+    h, w = mask.shape
+    return sum(1 for ys, xs in regions if ys.min() > 0 and xs.min() > 0 and ys.max() < h - 1 and xs.max() < w - 1)
+
+
+def _canonical(mask: np.ndarray) -> bytes:
+    forms = [np.rot90(m, k) for m in (mask, mask.T) for k in range(4)]
+    return min(bytes(f.shape) + f.tobytes() for f in forms)
+
+
+def _rank(value: int, values: list[int]) -> int:
+    """0 for the strict largest, 1 for the strict smallest, 2 otherwise (ties, middles)."""
+    big, small = max(values), min(values)
+    if big == small:
+        return 2
+    if value == big and values.count(big) == 1:
+        return 0
+    if value == small and values.count(small) == 1:
+        return 1
+    return 2
+
+
+PROPERTIES = ("colour", "size", "rank", "holes", "border", "shape_d8", "shape", "height", "width",
+              "repeats", "colour_size")
+
+
+def properties(g: Grid, kind: str, prop: str) -> list:
+    """One value of `prop` per object of `kind` in g, in the order of `scene_objects`."""
+    objs = scene_objects(g, kind)
+    h, w = g.shape
+    if prop == "colour":
+        return [tuple(sorted(set(g[ys, xs].tolist()))) for ys, xs in objs]
+    if prop == "size":
+        return [len(ys) for ys, _ in objs]
+    if prop == "rank":
+        sizes = [len(ys) for ys, _ in objs]
+        return [_rank(s, sizes) for s in sizes]
+    if prop == "holes":
+        return [min(_holes(_mask(ys, xs)), 2) for ys, xs in objs]
+    if prop == "border":
+        return [bool(ys.min() == 0 or xs.min() == 0 or ys.max() == h - 1 or xs.max() == w - 1) for ys, xs in objs]
+    if prop == "shape":
+        return [bytes(m.shape) + m.tobytes() for m in (_mask(ys, xs) for ys, xs in objs)]
+    if prop == "shape_d8":
+        return [_canonical(_mask(ys, xs)) for ys, xs in objs]
+    if prop == "height":
+        return [int(ys.max() - ys.min() + 1) for ys, _ in objs]
+    if prop == "width":
+        return [int(xs.max() - xs.min() + 1) for _, xs in objs]
+    if prop == "repeats":  # does another object have the same shape (any colour)?
+        keys = properties(g, kind, "shape")
+        counts = Counter(keys)
+        return [counts[k] > 1 for k in keys]
+    if prop == "colour_size":
+        return list(zip(properties(g, kind, "colour"), properties(g, kind, "size"), strict=True))
+    raise ValueError(f"unknown object property {prop!r}")
+
+
+def prop_key(value) -> str:
+    """A property value as a short printable table key (shapes as hex)."""
+    return value.hex() if isinstance(value, bytes) else repr(value)
+
+
+@primitive(search=False, shape="keep")
+def recolor_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
+    """Recolour each object by table[its property] (-1 keeps it; "*" for the rest, else refuse)."""
+    out = g.copy()
+    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
+        colour = table.get(prop_key(value), table.get("*"))
+        if colour is None:
+            return None
+        if colour != KEEP:
+            out[ys, xs] = colour
+    return out
+
+
+def choose(values: list, how: str) -> int | None:
+    """Index of the one value that is largest, smallest or unique (unique only for unordered ones)."""
+    if not values or (how != "unique" and isinstance(values[0], str)):
+        return None
+    if how == "unique":
+        counts = Counter(values)
+        odd = [i for i, v in enumerate(values) if counts[v] == 1]
+        return odd[0] if len(odd) == 1 and len(values) > 2 else None
+    best = max(values) if how == "max" else min(values)
+    hits = [i for i, v in enumerate(values) if v == best]
+    return hits[0] if len(hits) == 1 else None
+
+
+SELECT_PROPERTIES = ("size", "height", "width", "holes", "colour", "shape_d8", "border", "colour_count")
+
+
+def select_values(g: Grid, kind: str, prop: str) -> list:
+    """Property values used to pick an object (orderable for max / min)."""
+    if prop == "colour_count":  # how many cells of the object's colour the whole grid has
+        counts = np.bincount(g.ravel(), minlength=256)
+        return [int(counts[g[ys[0], xs[0]]]) for ys, xs in scene_objects(g, kind)]
+    values = properties(g, kind, prop)
+    return [prop_key(v) if isinstance(v, bytes | tuple) else int(v) for v in values]
+
+
+@primitive(search=False)
+def select_object(g: Grid, kind: str, prop: str, how: str, box: bool) -> Grid | None:
+    """The one object whose property is largest, smallest or unique: its cells, or its whole box."""
+    objs = scene_objects(g, kind)
+    if len(objs) < 2:
+        return None
+    i = choose(select_values(g, kind, prop), how)
+    if i is None:
+        return None
+    return _cut(g, objs[i], box)
+
+
+def _cut(g: Grid, obj: tuple, box: bool) -> Grid:
+    ys, xs = obj
+    y0, x0, y1, x1 = ys.min(), xs.min(), ys.max() + 1, xs.max() + 1
+    if box:
+        return g[y0:y1, x0:x1].copy()
+    out = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
+    out[ys - y0, xs - x0] = g[ys, xs]
+    return out
+
+
+def cut_objects(g: Grid, kind: str, box: bool) -> list[Grid]:
+    """Every object of g cut as `select_object` would cut it: for fitting which one a demo picked."""
+    return [_cut(g, obj, box) for obj in scene_objects(g, kind)]
