@@ -1,12 +1,13 @@
 """Budgeted enumeration of programs, cheapest first, over all demo and test inputs at once.
 
 A state is what one program computes on every input (demos first, then tests); states are
-deduplicated by a hash of their contents, so two programs that agree everywhere are one.
+deduplicated by a hash of their kind and contents, so two programs that agree everywhere are one.
 Each new grid state whose demo shapes match the demo outputs is checked exactly, then with a
-learned recolour or local rule, and kept as a possible piece for `combine`; other states are
-tried with learned resizing last steps (block layouts, pattern continuation, fixed windows) and
-lookups. A last step that cannot give the outputs' size is never generated. Guards cap grid
-sizes, the number of stored states and their bytes, and the clock.
+learned recolour, per-object recolour or local rule, and kept as a possible piece for `combine`;
+other states are tried with learned resizing last steps (block layouts, pattern continuation,
+fixed windows, picking one object by a property) and lookups. A last step that cannot give the
+outputs' size is never generated. Guards cap grid sizes, the number of stored states and their
+bytes, and the clock.
 """
 
 from __future__ import annotations
@@ -159,10 +160,10 @@ class Search:
             self.stats.reopened += 1
             checked = True
         self.seen.add(key)
-        if not keep:
-            self.leaf_keys.add(key)
         if keep:
             self.stats.stored_bytes += _nbytes(kind, values)
+        else:
+            self.leaf_keys.add(key)
         self.states.append(State(values if keep else None, kind, cost, depth, parent, op))
         sid = len(self.states) - 1
         self.stats.max_depth_reached = max(self.stats.max_depth_reached, depth)
