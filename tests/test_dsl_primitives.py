@@ -80,6 +80,10 @@ CASES = {
     "paint_over": [(A, (G([0, 0, 9], [9, 0, 0]),), G([1, 2, 9], [9, 3, 0])), (A, (SQ,), None)],
     "local_rule": [(G([1, 0]), ("cell", {(1,): 2, (0,): 0}), G([2, 0])), (G([3]), ("cell", {(1,): 2}), G([3])),
                    (G([M]), ("cell", {}), None)],
+    "cell_rule": [(G([0, 2, 0], [2, 0, 2], [0, 2, 0]), (("hole",), {(0,): "colour", (1,): 4}),
+                   G([0, 2, 0], [2, 4, 2], [0, 2, 0])),
+                  (G([3, 0, 0]), (("colour",), {(3,): "colour", (0,): "w"}), G([3, 3, 0])),
+                  (A, (("colour", "x2"), {(1, 0): 5}), None)],
     "recolor_objects": [(SCENE, ("colour8", "size", {"4": 7, "1": -1}),
                          np.where(SCENE > 2, 7, SCENE).astype(np.uint8)),
                         (SCENE, ("colour8", "size", {"4": 7}), None),
@@ -223,6 +227,19 @@ def test_local_rule_features_have_one_vector_per_cell():
     sym = features(corner, "square_sym")
     # the same corner turned round gives the same symmetric feature at the matching cell
     assert sym[1, 1].tolist() == features(np.rot90(corner).copy(), "square_sym")[1, 1].tolist()
+
+
+def test_cell_features_are_small_per_cell_values():
+    from shared.solvers.dsl.primitives.cellrule import CELL_FEATURES, COLOUR_FEATURES, cell_features
+
+    g = G([0, 1, 0, 0], [2, 0, 3, 3], [0, 0, 0, 1])
+    f = cell_features(g)
+    assert set(f) == set(CELL_FEATURES) and set(COLOUR_FEATURES) <= set(CELL_FEATURES)
+    assert all(v.shape == g.shape and v.max() < 16 for v in f.values())
+    assert f["ray_e"][1, 1] == 3 and f["ray_w"][1, 1] == 2 and f["ray_n"][2, 1] == 1
+    assert f["ray_se"][0, 0] == 0 and f["ray_se"][0, 2] == 3 and f["ray_ne"][2, 0] == 0
+    assert f["objsize"][1, 2] == 2 and f["objsize"][0, 1] == 1 and f["big"][1, 3] == 1
+    assert f["rowsame"].tolist() == [[0] * 4] * 3 and f["ncol"][0, 0] == 3
 
 
 def test_gravity_and_rays_match_a_cell_by_cell_reference():

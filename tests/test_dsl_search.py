@@ -141,3 +141,28 @@ def test_select_object_fit_finds_the_property_that_picks_the_answer():
     found = fit_select_object(ins, outs)
     assert found is not None and found[1] in ("size", "width") and found[2] == "max"
     assert same(select_object(_bars([2, 7, 1]), *found), np.full((1, 7), 5, np.uint8))
+
+
+def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
+    from shared.solvers.dsl.fit import fit_cell_rule
+    from shared.solvers.dsl.primitives.cellrule import cell_rule
+
+    def answer(g):  # every empty cell inside a ring turns 4
+        out = g.copy()
+        out[1:-1, 1:-1][g[1:-1, 1:-1] == 0] = 4
+        return out
+
+    def ring(h, w, c):
+        g = np.zeros((h, w), np.uint8)
+        g[0, :], g[-1, :], g[:, 0], g[:, -1] = c, c, c, c
+        return np.pad(g, 1)
+
+    ins = [ring(4, 5, 2), ring(5, 3, 1), ring(3, 3, 2)]
+    test = ring(6, 4, 1)
+    rules = fit_cell_rule(ins, [answer(g) for g in ins], [test])
+    assert rules and rules[0][0] == ("hole",) and rules[0][1] == {(0,): "colour", (1,): 4}
+    assert same(cell_rule(test, *rules[0]), answer(test))
+    # a test ring of a colour no demo showed: the colour itself may not be a feature, holes still work
+    assert same(cell_rule(ring(3, 4, 6), *rules[0]), answer(ring(3, 4, 6)))
+    # demos that contradict each other cell for cell admit no rule at all
+    assert fit_cell_rule([ins[0], ins[0]], [answer(ins[0]), ins[0]], [test]) == []

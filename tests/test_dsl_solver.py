@@ -104,6 +104,13 @@ def _widest(g):
     return g[row:row + 1][:, g[row] != 0].copy()
 
 
+def _mark_crowded_gaps(g):
+    """Empty cells with two or more filled cells beside them (up, down, left, right) turn 8."""
+    p = np.pad(g != 0, 1)
+    beside = p[:-2, 1:-1].astype(int) + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+    return np.where((g == 0) & (beside >= 2), 8, g).astype(np.uint8)
+
+
 FIXTURES = {
     "mirror": (lambda g: g[:, ::-1].copy(), _sparse),
     "recolour": (lambda g: np.array([0, 2, 1, 3], dtype=np.uint8)[g], _sparse),
@@ -113,6 +120,7 @@ FIXTURES = {
     "fill_holes": (_fill_holes, _ring_scene),
     "recolour_objects_on_the_edge": (_recolour_edge_squares, _squares_scene),
     "pick_the_widest": (_widest, _shapes_scene),
+    "mark_crowded_gaps": (_mark_crowded_gaps, lambda rng: _sparse(rng, 9, 9, density=0.5)),
     # one colour, so sorting each column is exactly letting its cells fall
     "fall_down": (lambda g: np.sort(g, axis=0), lambda rng: _sparse(rng, colours=(5,))),
     # the same on a background of 7: solved on the pass that swaps the background to 0

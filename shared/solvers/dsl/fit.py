@@ -7,11 +7,14 @@ refuses when the test inputs would need something the demos never showed.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.cellrule import CELL_FEATURES, COLOUR_FEATURES, apply_rule, cell_features
 from shared.solvers.dsl.primitives.learned import (
     FEATURE_KINDS,
     crop_at,
@@ -36,6 +39,7 @@ from shared.solvers.dsl.primitives.props import (
 from shared.solvers.dsl.types import MARKER, Grid
 
 MAX_TABLE = 400  # a rule table larger than this memorises rather than explains
+MAX_CELL_RULES = 300  # cell rules kept per fit; many fitting at once is a sign of too few constraints
 MAX_OBJECTS = 60  # per-object rules on scenes of more objects than this are noise, and slow
 
 
@@ -314,3 +318,89 @@ def fit_select_object(values: list[Grid], outputs: list[Grid]) -> tuple | None:
                                    for v, hits in zip(values, targets, strict=True)):
                                 return kind, prop, how, box
     return None
+
+
+def _feature_matrix(per: list[dict]) -> np.ndarray:
+    """(features, cells) of every cell of every grid, in `CELL_FEATURES` order."""
+    return np.stack([np.concatenate([f[n].ravel() for f in per]) for n in CELL_FEATURES]).astype(np.int64)
+
+
+def _label_masks(feats: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per demo cell, a bit for each label that gives its output: literal colours (bits 0-9) and
+    copies of colour-valued features (bit 10 + their index in `COLOUR_FEATURES`)."""
+    masks = np.left_shift(1, target).astype(np.int64)
+    for k, name in enumerate(COLOUR_FEATURES):
+        masks |= np.where(feats[CELL_FEATURES.index(name)] == target, 1 << (10 + k), 0)
+    return masks
+
+
+# the label a group gets when several fit: keeping the colour, then literals, then other copies
+_LABEL_ORDER = [10, *range(10), *range(11, 10 + len(COLOUR_FEATURES))]
+
+
+def _label(mask: int) -> int | str:
+    bit = next(b for b in _LABEL_ORDER if mask >> b & 1)
+    return bit if bit < 10 else COLOUR_FEATURES[bit - 10]
+
+
+def fit_cell_rule(values: list[Grid], outputs: list[Grid], tests: list[Grid], max_features: int = 3,
+                  limit: int = 2, deadline: float | None = None) -> list[tuple]:
+    """Rules (names, table) over the fewest cell features that explain every demo cell and whose
+    feature values cover every test cell; the fewest features and smallest tables first, distinct
+    test answers only (one more feature is tried while fewer than `limit` answers are found)."""
+    demo = _feature_matrix([cell_features(v) for v in values])
+    test_features = [cell_features(t) for t in tests]
+    test = _feature_matrix(test_features)
+    masks = _label_masks(demo, np.concatenate([o.ravel() for o in outputs]).astype(np.int64))
+    if (masks == 0).any():
+        return []
+    # cells alike in every feature and label behave alike: keep one of each (often 10x fewer)
+    rows = np.unique(np.vstack([demo, masks[None]]), axis=1)
+    demo, masks = rows[:-1], rows[-1]
+    test = np.unique(test, axis=1)
+    n = len(CELL_FEATURES)
+    found = []
+    covered: set[tuple] = set()  # feature sets whose value tuples cover every test cell
+    for size in range(1, max_features + 1):
+        for names in combinations(range(n), size):
+            # a set covers the tests only if every smaller set inside it does
+            if size > 1 and any(sub not in covered for sub in combinations(names, size - 1)):
+                continue
+            if deadline is not None and time.monotonic() > deadline:
+                return _distinct(found, test_features, limit)
+            weights = 16 ** np.arange(size, dtype=np.int64)
+            keys = weights @ demo[list(names)]
+            order = np.argsort(keys, kind="stable")
+            sk = keys[order]
+            starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+            if len(starts) > MAX_TABLE or not np.isin(weights @ test[list(names)], sk[starts]).all():
+                continue
+            covered.add(names)
+            groups = np.bitwise_and.reduceat(masks[order], starts)
+            if (groups == 0).any():
+                continue
+            cols = [CELL_FEATURES[i] for i in names]
+            table = {}
+            for key, mask in zip(sk[starts].tolist(), groups.tolist(), strict=True):
+                table[tuple((key // 16 ** i) % 16 for i in range(size))] = _label(mask)
+            found.append((tuple(cols), table))
+            if len(found) >= MAX_CELL_RULES:
+                break
+        if len(_distinct(found, test_features, limit)) == limit:
+            break  # a rule on one more feature would only be a weaker second attempt
+    return _distinct(found, test_features, limit)
+
+
+def _distinct(found: list[tuple], test_features: list[dict], limit: int) -> list[tuple]:
+    out, seen = [], set()
+    for names, table in sorted(found, key=lambda r: (len(r[0]), len(r[1]))):
+        preds = [apply_rule(f, names, table) for f in test_features]
+        if any(p is None for p in preds):
+            continue
+        key = b"".join(p.tobytes() for p in preds)
+        if key not in seen:
+            seen.add(key)
+            out.append((names, table))
+            if len(out) == limit:
+                break
+    return out

@@ -20,6 +20,7 @@ import numpy as np
 
 from shared.solvers.dsl.fit import (
     fit_arrange,
+    fit_cell_rule,
     fit_crop,
     fit_extend,
     fit_local_rule,
@@ -31,6 +32,7 @@ from shared.solvers.dsl.fit import (
     local_rule_kinds,
 )
 from shared.solvers.dsl.primitives import Op, search_ops
+from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
 from shared.solvers.dsl.primitives.props import recolor_objects, select_object
 from shared.solvers.dsl.program import INPUT, Node, call
@@ -40,6 +42,7 @@ MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
+MAX_CELL_FITS = (3, 30)        # cell rules on 3 features for the 3 cheapest sized states, on 2 for 30
 MAX_SELECT_FITS = 60           # picking one object by a property: tried on the cheapest resizing states
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
 KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "partial": 9}
@@ -135,6 +138,7 @@ class Search:
         self.sized: list[Sized] = []
         self.rule_fits = 0
         self.select_fits = 0
+        self.cell_fits = 0
         self.stats = SearchStats()
         self.out_shapes = [o.shape for o in self.outputs]
 
@@ -240,6 +244,14 @@ class Search:
             size = sum(len(m) for m in stamps.values())
             self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
                                              self.n_demo))
+        if self.cell_fits < MAX_CELL_FITS[1]:
+            wide = self.cell_fits < MAX_CELL_FITS[0]
+            self.cell_fits += 1
+            for names, table in fit_cell_rule(demo, self.outputs, test, 3 if wide else 2, deadline=self.deadline):
+                node = call("cell_rule", self.node(sid), args=(names, table))
+                preds = [cell_rule(t, names, table) for t in test]
+                self.candidates.append(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
+                                                 self.n_demo))
         found = 0
         for rank, kind in enumerate(local_rule_kinds()):
             if kind == "cell" or time.monotonic() > self.deadline:
@@ -263,12 +275,14 @@ class Search:
             if time.monotonic() > self.deadline:
                 self.stats.stopped = "time"
                 break
-            if self.candidates:
+            # a learned rule (local or cell) fits by coincidence too often to end the search
+            firm = [c for c in self.candidates if c.kind in ("exact", "fitted")]
+            if firm:
                 if best_cost is None:
-                    best_cost = min(c.cost for c in self.candidates)
+                    best_cost = min(c.cost for c in firm)
                     # a solution found: look a little further for a distinct second attempt, then stop;
                     # a learned one may be a coincidence, so it buys a longer look for a plain program
-                    exact = any(c.kind == "exact" for c in self.candidates)
+                    exact = any(c.kind == "exact" for c in firm)
                     look = SECOND_LOOK_S if exact else max(SECOND_LOOK_S, 0.3 * (self.deadline - time.monotonic()))
                     self.deadline = min(self.deadline, time.monotonic() + look)
                 if cost > best_cost + (1 if exact else 2):

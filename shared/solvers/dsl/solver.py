@@ -85,8 +85,10 @@ class DslSolver:
                             [p.input for p in task.test], deadline, depth)
             cands = list(search.run())
             # every program up to this depth tried with time to spare: go one deeper from scratch
-            # (cheap shallow programs come first again, so the repeat costs little)
-            if cands or search.stats.stopped != "exhausted" or depth >= self.deepest or \
+            # (cheap shallow programs come first again, so the repeat costs little); a learned rule
+            # alone may be a coincidence, so it does not stop the deeper look
+            firm = any(c.kind in ("exact", "fitted") for c in cands)
+            if firm or search.stats.stopped != "exhausted" or depth >= self.deepest or \
                     deadline - time.monotonic() < MIN_DEEPER_S:
                 break
             depth += 1

@@ -6,11 +6,21 @@ primitive functions by name, plus `np`.
 
 import numpy as np
 
-from shared.solvers.dsl.primitives import colour, completion, drawing, geometry, learned, objects, parts, props
+from shared.solvers.dsl.primitives import (
+    cellrule,
+    colour,
+    completion,
+    drawing,
+    geometry,
+    learned,
+    objects,
+    parts,
+    props,
+)
 from shared.solvers.dsl.primitives.registry import PRIMITIVES, Op, Primitive, primitive, search_ops
 
 for _name, _prim in PRIMITIVES.items():
     globals()[_name] = _prim.fn
 
 __all__ = ["np", "PRIMITIVES", "Op", "Primitive", "primitive", "search_ops", *PRIMITIVES]
-_FAMILIES = (colour, completion, drawing, geometry, learned, objects, parts, props)
+_FAMILIES = (cellrule, colour, completion, drawing, geometry, learned, objects, parts, props)
