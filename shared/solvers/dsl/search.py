@@ -43,9 +43,11 @@ MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well u
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
 MAX_CELL_FITS = (3, 30)        # cell rules on 3 features for the 3 cheapest sized states, on 2 for 30
+CELL_SHARE = 0.2               # of a search's time, the most that cell rule fits may take
 MAX_SELECT_FITS = 60           # picking one object by a property: tried on the cheapest resizing states
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
 KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "partial": 9}
+FIRM = ("exact", "fitted")     # kinds that end a search; a learned rule fits by coincidence too often
 
 
 @dataclass
@@ -139,6 +141,8 @@ class Search:
         self.rule_fits = 0
         self.select_fits = 0
         self.cell_fits = 0
+        self.cell_time = 0.0
+        self.cell_allowance = CELL_SHARE * max(0.0, deadline - time.monotonic())
         self.stats = SearchStats()
         self.out_shapes = [o.shape for o in self.outputs]
 
@@ -244,10 +248,14 @@ class Search:
             size = sum(len(m) for m in stamps.values())
             self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
                                              self.n_demo))
-        if self.cell_fits < MAX_CELL_FITS[1]:
+        if self.cell_fits < MAX_CELL_FITS[1] and self.cell_time < self.cell_allowance:
             wide = self.cell_fits < MAX_CELL_FITS[0]
             self.cell_fits += 1
-            for names, table in fit_cell_rule(demo, self.outputs, test, 3 if wide else 2, deadline=self.deadline):
+            start = time.monotonic()
+            stop = min(self.deadline, start + self.cell_allowance - self.cell_time)
+            rules = fit_cell_rule(demo, self.outputs, test, 3 if wide else 2, deadline=stop)
+            self.cell_time += time.monotonic() - start
+            for names, table in rules:
                 node = call("cell_rule", self.node(sid), args=(names, table))
                 preds = [cell_rule(t, names, table) for t in test]
                 self.candidates.append(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
@@ -275,8 +283,7 @@ class Search:
             if time.monotonic() > self.deadline:
                 self.stats.stopped = "time"
                 break
-            # a learned rule (local or cell) fits by coincidence too often to end the search
-            firm = [c for c in self.candidates if c.kind in ("exact", "fitted")]
+            firm = [c for c in self.candidates if c.kind in FIRM]
             if firm:
                 if best_cost is None:
                     best_cost = min(c.cost for c in firm)

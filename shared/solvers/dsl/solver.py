@@ -19,7 +19,7 @@ from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
-from shared.solvers.dsl.search import Candidate, Search
+from shared.solvers.dsl.search import FIRM, Candidate, Search
 from shared.solvers.dsl.size import predict_sizes
 from shared.tasks import Task
 
@@ -87,8 +87,7 @@ class DslSolver:
             # every program up to this depth tried with time to spare: go one deeper from scratch
             # (cheap shallow programs come first again, so the repeat costs little); a learned rule
             # alone may be a coincidence, so it does not stop the deeper look
-            firm = any(c.kind in ("exact", "fitted") for c in cands)
-            if firm or search.stats.stopped != "exhausted" or depth >= self.deepest or \
+            if any(c.kind in FIRM for c in cands) or search.stats.stopped != "exhausted" or depth >= self.deepest or \
                     deadline - time.monotonic() < MIN_DEEPER_S:
                 break
             depth += 1
@@ -113,7 +112,8 @@ class DslSolver:
         passes = _passes(task) if self.augment else [Augmentation()]
         best_search = None
         for i, aug in enumerate(passes):
-            if i and (rank(candidates, sizes) or time.monotonic() > end - 0.5):
+            # a learned rule alone may be a coincidence: the other passes still look for a program
+            if i and (rank([c for c in candidates if c.kind in FIRM], sizes) or time.monotonic() > end - 0.5):
                 break
             # the first pass gets most of the budget; the rest share what is left
             share = FIRST_PASS_SHARE if i == 0 and len(passes) > 1 else 1 / (len(passes) - i)

@@ -27,8 +27,8 @@ _RAYS = ("ray_s", "ray_w", "ray_n", "ray_e")  # the order `_first_seen` gives: d
 _DIAGONAL_RAYS = ("ray_se", "ray_sw", "ray_nw", "ray_ne")
 CELL_FEATURES = ("colour", "n", "s", "w", "e", "nbrs", "nbrs4", "hole", "room", "objsize", "big", "small", "objedge",
                  "boxin", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
-                 "left", "right", "y2", "x2", "ry2", "rx2", "y3", "x3", "edge", "ncol",
-                 "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS)
+                 "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
+                 "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS)
 # features whose value is a colour: a rule may copy one of them into the cell
 COLOUR_FEATURES = ("colour", "n", "s", "w", "e", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame",
                    "colsame", "top", "bottom", "left", "right", "nw", "ne", "sw", "se", *_DIAGONAL_RAYS)
@@ -131,6 +131,14 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     f["colsame"] = np.broadcast_to(_uniform(g.T)[None, :], (h, w))
     f["top"], f["bottom"] = np.broadcast_to(g[0], (h, w)), np.broadcast_to(g[-1], (h, w))
     f["left"], f["right"] = np.broadcast_to(g[:, :1], (h, w)), np.broadcast_to(g[:, -1:], (h, w))
+    # which band between separator lines (rows or columns of one non-zero colour), from each side
+    rows, cols = _uniform(g) != 0, _uniform(g.T) != 0
+    f["band_y"] = np.broadcast_to(np.minimum(np.cumsum(rows) - rows, 15).astype(np.uint8)[:, None], (h, w))
+    f["band_ry"] = np.broadcast_to(np.minimum(np.cumsum(rows[::-1])[::-1] - rows, 15).astype(np.uint8)[:, None],
+                                   (h, w))
+    f["band_x"] = np.broadcast_to(np.minimum(np.cumsum(cols) - cols, 15).astype(np.uint8)[None, :], (h, w))
+    f["band_rx"] = np.broadcast_to(np.minimum(np.cumsum(cols[::-1])[::-1] - cols, 15).astype(np.uint8)[None, :],
+                                   (h, w))
     f["room"] = _rooms(g)
     f["boxin"] = _in_boxes(g)
     f["ncol"] = np.full((h, w), len(np.unique(g[g != 0])), dtype=np.uint8)
