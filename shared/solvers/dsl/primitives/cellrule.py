@@ -25,7 +25,8 @@ _RAYS = ("ray_s", "ray_w", "ray_n", "ray_e")  # the order `_first_seen` gives: d
 
 # every feature, simplest first (the fit tries subsets in this order); values stay below 16
 _DIAGONAL_RAYS = ("ray_se", "ray_sw", "ray_nw", "ray_ne")
-CELL_FEATURES = ("colour", "n", "s", "w", "e", "nbrs", "nbrs4", "hole", "room", "objsize", "big", "small", "objedge",
+CELL_FEATURES = ("colour", "nz", "crank", "nmask", "dmask", "samemask", "raymask", "n", "s", "w", "e", "nbrs",
+                 "nbrs4", "hole", "room", "objsize", "big", "small", "objedge",
                  "boxin", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
                  "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
                  "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS)
@@ -114,6 +115,20 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     for name, (dy, dx) in _OFFSETS.items():
         f[name] = p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
     nz = (p != 0) & (p != OUTSIDE)
+    # colour-blind views, which carry a rule to colours the demos never showed
+    f["nz"] = (g != 0).astype(np.uint8)
+    counts = np.bincount(g.ravel(), minlength=16)
+    counts[0] = 0
+    rank = np.zeros(16, dtype=np.uint8)  # 1 = the most frequent non-zero colour, capped at 3
+    for i, c in enumerate(np.argsort(-counts, kind="stable")[:int((counts > 0).sum())]):
+        rank[c] = min(i + 1, 3)
+    f["crank"] = rank[g]
+    f["nmask"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8) << b
+                     for b, (dy, dx) in enumerate(list(_OFFSETS.values())[:4]))
+    f["dmask"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8) << b
+                     for b, (dy, dx) in enumerate(list(_OFFSETS.values())[4:]))
+    f["samemask"] = sum((p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] == g).astype(np.uint8) << b
+                        for b, (dy, dx) in enumerate(list(_OFFSETS.values())[:4]))
     f["nbrs"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8) for dy, dx in _OFFSETS.values())
     f["nbrs4"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8)
                      for dy, dx in list(_OFFSETS.values())[:4])
@@ -123,6 +138,7 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     seen = _first_seen(g)
     for k, name in enumerate(_RAYS):
         f[name] = seen[k]
+    f["raymask"] = sum((seen[k] != 0).astype(np.uint8) << k for k in range(4))
     f["hbetween"] = np.where(seen[1] == seen[3], seen[1], 0).astype(np.uint8)
     f["vbetween"] = np.where(seen[0] == seen[2], seen[0], 0).astype(np.uint8)
     f["rowc"] = np.broadcast_to(_first_colour(g)[:, None], (h, w))
