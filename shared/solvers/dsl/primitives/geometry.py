@@ -178,10 +178,26 @@ def rotate_four(g: Grid) -> Grid | None:
     return _fits(np.vstack([top, bottom]))
 
 
-@primitive(cost=2, shape="change")
-def self_tile(g: Grid) -> Grid | None:
-    """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
+def _self_tile(g: Grid, where: np.ndarray) -> Grid | None:
     h, w = g.shape
     if h * h > MAX_SIDE or w * w > MAX_SIDE:
         return None
-    return (np.kron(g != 0, np.ones_like(g)) * np.tile(g, (h, w))).astype(np.uint8)
+    return (np.kron(where, np.ones_like(g)) * np.tile(g, (h, w))).astype(np.uint8)
+
+
+@primitive(cost=2, shape="change")
+def self_tile(g: Grid) -> Grid | None:
+    """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
+    return _self_tile(g, g != 0)
+
+
+@primitive(cost=2.5, shape="change", params="colours")
+def self_tile_on(g: Grid, c: int) -> Grid | None:
+    """Place a copy of the grid wherever a cell has colour c."""
+    return _self_tile(g, g == c) if (g == c).any() else None
+
+
+@primitive(cost=2.5, shape="change")
+def self_tile_common(g: Grid) -> Grid | None:
+    """Place a copy of the grid wherever a cell has its most frequent colour (ties: the lowest)."""
+    return _self_tile(g, g == np.argmax(np.bincount(g.ravel())))
