@@ -166,3 +166,18 @@ def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
     assert same(cell_rule(ring(3, 4, 6), *rules[0]), answer(ring(3, 4, 6)))
     # demos that contradict each other cell for cell admit no rule at all
     assert fit_cell_rule([ins[0], ins[0]], [answer(ins[0]), ins[0]], [test]) == []
+
+
+def test_part_table_fit_colours_each_part_by_a_property():
+    from shared.solvers.dsl.fit import fit_part_table
+
+    def parts(*counts):  # 2x2 parts with the given numbers of filled cells
+        return tuple(np.array([1] * n + [0] * (4 - n), np.uint8).reshape(2, 2) for n in counts)
+
+    ins = [parts(2, 1, 0, 2), parts(1, 1, 2, 0), parts(2, 2, 1, 1)]
+    outs = [np.array([[int(v) for v in row] for row in np.array(c).reshape(2, 2) == 2], np.uint8)
+            for c in ((2, 1, 0, 2), (1, 1, 2, 0), (2, 2, 1, 1))]
+    found = fit_part_table(ins, outs, [parts(0, 2, 2, 1)])
+    assert found is not None and found[0] == "count" and found[2] == (2, 2)
+    # a test part with a count no demo showed: no table
+    assert fit_part_table(ins, outs, [parts(0, 2, 3, 1)]) is None

@@ -27,10 +27,12 @@ from shared.solvers.dsl.primitives.learned import (
 from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
+    PART_PROPERTIES,
     PROPERTIES,
     SELECT_PROPERTIES,
     choose,
     cut_objects,
+    part_value,
     prop_key,
     properties,
     scene_objects,
@@ -404,3 +406,30 @@ def _distinct(found: list[tuple], test_features: list[dict], limit: int) -> list
             if len(out) == limit:
                 break
     return out
+
+
+def fit_part_table(values: list, outputs: list[Grid], tests: list) -> tuple | None:
+    """(prop, table, shape) that gives each demo output one cell per part, coloured by a property
+    of the part, when some property value recurs and every test part's value was seen."""
+    if not all(len(v) == o.size for v, o in zip(values, outputs, strict=True)):
+        return None
+    shapes = {o.shape for o in outputs}
+    if len(shapes) == 1:
+        shape = next(iter(shapes))
+    elif all(o.shape[1] == 1 for o in outputs):
+        shape = (0, 1)
+    elif all(o.shape[0] == 1 for o in outputs):
+        shape = (1, 0)
+    else:
+        return None
+    if 0 not in shape and any(len(t) != shape[0] * shape[1] for t in tests):
+        return None
+    n = sum(len(v) for v in values)
+    for prop in PART_PROPERTIES:
+        table: dict = {}
+        if all(table.setdefault(prop_key(part_value(p, prop)), c) == c
+               for v, o in zip(values, outputs, strict=True) for p, c in zip(v, o.ravel().tolist(), strict=True)):
+            covered = all(prop_key(part_value(p, prop)) in table for t in tests for p in t)
+            if covered and len(table) < n:
+                return prop, table, shape
+    return None

@@ -25,6 +25,7 @@ from shared.solvers.dsl.fit import (
     fit_extend,
     fit_local_rule,
     fit_lookup,
+    fit_part_table,
     fit_recolor,
     fit_recolor_objects,
     fit_select_object,
@@ -34,9 +35,9 @@ from shared.solvers.dsl.fit import (
 from shared.solvers.dsl.primitives import Op, search_ops
 from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
-from shared.solvers.dsl.primitives.props import recolor_objects, select_object
+from shared.solvers.dsl.primitives.props import part_table, recolor_objects, select_object
 from shared.solvers.dsl.program import INPUT, Node, call
-from shared.solvers.dsl.types import GRID, MARKER, MAX_SIDE
+from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_SIDE
 
 MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
@@ -177,7 +178,20 @@ class Search:
         self.stats.max_depth_reached = max(self.stats.max_depth_reached, depth)
         if kind == GRID and not checked:
             self._check(sid, values, cost)
+        elif kind == GRIDS and not checked:
+            self._check_parts(sid, values, cost)
         return sid
+
+    def _check_parts(self, sid: int, values: tuple, cost: float) -> None:
+        """A list of parts with one part per output cell: try a table from a part property to a colour."""
+        demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
+        found = fit_part_table(demo, self.outputs, test)
+        if found is not None:
+            preds = [part_table(t, *found) for t in test]
+            if all(p is not None for p in preds):
+                node = call("part_table", self.node(sid), args=found)
+                self.candidates.append(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]), preds,
+                                                 self.n_demo))
 
     def _check(self, sid: int, values: tuple, cost: float) -> None:
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])

@@ -15,7 +15,7 @@ import numpy as np
 
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import Grid
+from shared.solvers.dsl.types import GRID, GRIDS, Grid, Grids
 
 OBJECT_KINDS = {"colour8": (True, True), "colour4": (False, True), "any8": (True, False)}
 KEEP = -1  # in a recolour table: the object keeps its colours
@@ -161,3 +161,34 @@ def _cut(g: Grid, obj: tuple, box: bool) -> Grid:
 def cut_objects(g: Grid, kind: str, box: bool) -> list[Grid]:
     """Every object of g cut as `select_object` would cut it: for fitting which one a demo picked."""
     return [_cut(g, obj, box) for obj in scene_objects(g, kind)]
+
+
+PART_PROPERTIES = ("count", "colour", "ncolours", "pattern")
+
+
+def part_value(part: Grid, prop: str):
+    """One small fact about a part (a cell of a split grid, an object): the key of a part table."""
+    if prop == "count":
+        return int((part != 0).sum())
+    if prop == "colour":
+        counts = np.bincount(part.ravel(), minlength=10)
+        counts[0] = 0
+        return int(np.argmax(counts)) if counts.any() else 0
+    if prop == "ncolours":
+        return len(set(part.ravel().tolist()) - {0})
+    if prop == "pattern":
+        return bytes(part.shape) + (part != 0).tobytes()
+    raise ValueError(f"unknown part property {prop!r}")
+
+
+@primitive(GRIDS, GRID, search=False)
+def part_table(parts: Grids, prop: str, table: dict, shape: tuple) -> Grid | None:
+    """One cell per part, coloured table[the part's property], laid out h x w (0 for h or w: as many as fit)."""
+    values = [table.get(prop_key(part_value(p, prop))) for p in parts]
+    if not parts or None in values:
+        return None
+    h, w = shape
+    h, w = (h or len(parts) // w, w or len(parts) // h)
+    if h * w != len(parts):
+        return None
+    return np.array(values, dtype=np.uint8).reshape(h, w)
