@@ -181,3 +181,17 @@ def test_part_table_fit_colours_each_part_by_a_property():
     assert found is not None and found[0] == "count" and found[2] == (2, 2)
     # a test part with a count no demo showed: no table
     assert fit_part_table(ins, outs, [parts(0, 2, 3, 1)]) is None
+
+
+def test_overlay_order_fit_learns_which_part_wins():
+    from shared.solvers.dsl.fit import fit_overlay_order
+
+    rng = np.random.default_rng(3)
+    ins, outs = [], []
+    for _ in range(3):
+        parts = tuple(np.where(rng.random((3, 3)) < 0.5, c, 0).astype(np.uint8) for c in (4, 5, 6))
+        out = np.where(parts[0] != 0, 4, np.where(parts[2] != 0, 6, parts[1]))  # 4 over 6 over 5
+        ins.append(parts)
+        outs.append(out.astype(np.uint8))
+    assert fit_overlay_order(ins, outs) == (1, 2, 0)
+    assert fit_overlay_order([p[:2] for p in ins], outs) is None  # two parts are searched, not fitted

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from fractions import Fraction
-from itertools import combinations
+from itertools import combinations, permutations
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from shared.solvers.dsl.primitives.learned import (
     local_rule,
     stamp,
 )
+from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
@@ -432,4 +433,16 @@ def fit_part_table(values: list, outputs: list[Grid], tests: list) -> tuple | No
             covered = all(prop_key(part_value(p, prop)) in table for t in tests for p in t)
             if covered and len(table) < n:
                 return prop, table, shape
+    return None
+
+
+def fit_overlay_order(values: list, outputs: list[Grid]) -> tuple | None:
+    """The painting order of 3 or 4 parts (2 are searched both ways) that gives every demo output."""
+    n = len(values[0])
+    if not 3 <= n <= 4 or any(len(v) != n or any(p.shape != o.shape for p in v)
+                               for v, o in zip(values, outputs, strict=True)):
+        return None
+    for order in permutations(range(n)):
+        if all(_same(overlay_order(v, order), o) for v, o in zip(values, outputs, strict=True)):
+            return order
     return None

@@ -25,6 +25,7 @@ from shared.solvers.dsl.fit import (
     fit_extend,
     fit_local_rule,
     fit_lookup,
+    fit_overlay_order,
     fit_part_table,
     fit_recolor,
     fit_recolor_objects,
@@ -35,6 +36,7 @@ from shared.solvers.dsl.fit import (
 from shared.solvers.dsl.primitives import Op, search_ops
 from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
+from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import part_table, recolor_objects, select_object
 from shared.solvers.dsl.program import INPUT, Node, call
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_SIDE
@@ -183,8 +185,14 @@ class Search:
         return sid
 
     def _check_parts(self, sid: int, values: tuple, cost: float) -> None:
-        """A list of parts with one part per output cell: try a table from a part property to a colour."""
+        """Parts: painted over each other in a learned order, or one output cell per part by a table."""
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
+        order = fit_overlay_order(demo, self.outputs)
+        if order is not None:
+            preds = [overlay_order(t, order) for t in test]
+            if all(p is not None for p in preds):
+                node = call("overlay_order", self.node(sid), args=(order,))
+                self.candidates.append(Candidate(node, "fitted", cost + 1.5, preds, self.n_demo))
         found = fit_part_table(demo, self.outputs, test)
         if found is not None:
             preds = [part_table(t, *found) for t in test]

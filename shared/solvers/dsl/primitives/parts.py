@@ -98,6 +98,14 @@ def overlay(parts: Grids) -> Grid | None:
     return out.astype(np.uint8)
 
 
+@primitive(GRIDS, GRID, search=False)
+def overlay_order(parts: Grids, order: tuple) -> Grid | None:
+    """Paint the parts in a learned order of their indices, later over earlier (0 is clear)."""
+    if len(order) != len(parts):
+        return None
+    return overlay(tuple(parts[i] for i in order))
+
+
 @primitive(GRIDS, GRID, cost=1.5)
 def overlay_reversed(parts: Grids) -> Grid | None:
     """Paint the parts on top of each other, earlier parts over later ones."""
