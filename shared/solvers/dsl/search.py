@@ -300,14 +300,15 @@ class Search:
         root = self._add(self.inputs, GRID, 0.0, 0, None, None)
         heap = [(0.0, root)]
         best_cost = None
+        scanned = 0
         while heap:
             cost, sid = heapq.heappop(heap)
             if time.monotonic() > self.deadline:
                 self.stats.stopped = "time"
                 break
-            firm = [c for c in self.candidates if c.kind in FIRM]
-            if firm:
+            if best_cost is not None or any(c.kind in FIRM for c in self.candidates[scanned:]):
                 if best_cost is None:
+                    firm = [c for c in self.candidates if c.kind in FIRM]
                     best_cost = min(c.cost for c in firm)
                     # a solution found: look a little further for a distinct second attempt, then stop;
                     # a learned one may be a coincidence, so it buys a longer look for a plain program
@@ -317,6 +318,7 @@ class Search:
                 if cost > best_cost + (1 if exact else 2):
                     self.stats.stopped = "solved"
                     break
+            scanned = len(self.candidates)  # rules met so far need no second look
             state = self.states[sid]
             values = state.values
             state.values = None  # expanded once; free the grids

@@ -54,19 +54,15 @@ def _objects(g: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return size, big, small, edge
 
 
-def _holes(g: Grid) -> np.ndarray:
-    """1 on background cells that no 4-connected path of background joins to the edge."""
+def _background(g: Grid) -> tuple[np.ndarray, np.ndarray]:
+    """On background cells: 1 where no 4-connected path of background joins them to the edge, and
+    the size of their 4-connected background region (capped at 9)."""
     lab, _ = ndimage.label(g == 0)
     outside = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
-    return ((lab > 0) & ~np.isin(lab, outside)).astype(np.uint8)
-
-
-def _rooms(g: Grid) -> np.ndarray:
-    """On background cells, the size of their 4-connected background region (capped at 9)."""
-    lab, _ = ndimage.label(g == 0)
+    holes = ((lab > 0) & ~np.isin(lab, outside)).astype(np.uint8)
     sizes = np.minimum(np.bincount(lab.ravel()), 9).astype(np.uint8)
     sizes[0] = 0
-    return sizes[lab]
+    return holes, sizes[lab]
 
 
 def _in_boxes(g: Grid) -> np.ndarray:
@@ -133,7 +129,7 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     f["nbrs4"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8)
                      for dy, dx in list(_OFFSETS.values())[:4])
     f["same8"] = sum((p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] == g).astype(np.uint8) for dy, dx in _OFFSETS.values())
-    f["hole"] = _holes(g)
+    f["hole"], f["room"] = _background(g)
     f["objsize"], f["big"], f["small"], f["objedge"] = _objects(g)
     seen = _first_seen(g)
     for k, name in enumerate(_RAYS):
@@ -155,7 +151,6 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     f["band_x"] = np.broadcast_to(np.minimum(np.cumsum(cols) - cols, 15).astype(np.uint8)[None, :], (h, w))
     f["band_rx"] = np.broadcast_to(np.minimum(np.cumsum(cols[::-1])[::-1] - cols, 15).astype(np.uint8)[None, :],
                                    (h, w))
-    f["room"] = _rooms(g)
     f["boxin"] = _in_boxes(g)
     f["ncol"] = np.full((h, w), len(np.unique(g[g != 0])), dtype=np.uint8)
     diagonal = _diagonal_seen(g)
