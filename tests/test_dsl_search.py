@@ -168,6 +168,31 @@ def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
     assert fit_cell_rule([ins[0], ins[0]], [answer(ins[0]), ins[0]], [test]) == []
 
 
+def test_cell_tree_fit_grows_a_rule_on_many_features():
+    from shared.solvers.dsl.fit import fit_cell_tree
+    from shared.solvers.dsl.primitives.cellrule import cell_rule
+
+    def answer(g):  # filled cells on even rows and even columns, away from the edge, turn 5
+        out = g.copy()
+        ys, xs = np.indices(g.shape)
+        out[(g != 0) & (ys % 2 == 0) & (xs % 2 == 0) & (ys > 0) & (xs > 0) & (ys < g.shape[0] - 1)
+            & (xs < g.shape[1] - 1)] = 5
+        return out
+
+    rng = np.random.default_rng(11)
+    ins = [(rng.random((h, w)) < 0.6) * rng.integers(1, 4, (h, w)).astype(np.uint8) for h, w in
+           ((7, 9), (9, 8), (8, 7), (9, 9))]
+    test = (rng.random((9, 7)) < 0.6) * rng.integers(1, 4, (9, 7)).astype(np.uint8)
+    names, table = fit_cell_tree(ins, [answer(g) for g in ins], [test])
+    for g in ins:  # every demo reproduced, cell for cell
+        assert same(cell_rule(g, names, table), answer(g))
+    assert same(cell_rule(test, names, table), answer(test))
+    # contradicting demos admit no tree; neither does noise, which would need a leaf per cell
+    assert fit_cell_tree([ins[0], ins[0]], [answer(ins[0]), ins[0]], [test]) is None
+    noise = [rng.integers(0, 10, (12, 12)).astype(np.uint8) for _ in range(3)]
+    assert fit_cell_tree(noise, [rng.integers(0, 10, (12, 12)).astype(np.uint8) for _ in noise], noise[:1]) is None
+
+
 def test_part_table_fit_colours_each_part_by_a_property():
     from shared.solvers.dsl.fit import fit_part_table
 

@@ -111,6 +111,14 @@ def _mark_crowded_gaps(g):
     return np.where((g == 0) & (beside >= 2), 8, g).astype(np.uint8)
 
 
+def _mark_inner_even_cells(g):
+    """Filled cells on even rows and columns, away from the edge, turn 5: four features at once,
+    beyond the cell rules' three, so only the last-resort cell tree finds it."""
+    ys, xs = np.indices(g.shape)
+    inner = (ys > 0) & (xs > 0) & (ys < g.shape[0] - 1) & (xs < g.shape[1] - 1)
+    return np.where((g != 0) & (ys % 2 == 0) & (xs % 2 == 0) & inner, 5, g).astype(np.uint8)
+
+
 FIXTURES = {
     "mirror": (lambda g: g[:, ::-1].copy(), _sparse),
     "recolour": (lambda g: np.array([0, 2, 1, 3], dtype=np.uint8)[g], _sparse),
@@ -121,6 +129,7 @@ FIXTURES = {
     "recolour_objects_on_the_edge": (_recolour_edge_squares, _squares_scene),
     "pick_the_widest": (_widest, _shapes_scene),
     "mark_crowded_gaps": (_mark_crowded_gaps, lambda rng: _sparse(rng, 9, 9, density=0.5)),
+    "mark_inner_even_cells": (_mark_inner_even_cells, lambda rng: _sparse(rng, 9, 9, density=0.6)),
     # one colour, so sorting each column is exactly letting its cells fall
     "fall_down": (lambda g: np.sort(g, axis=0), lambda rng: _sparse(rng, colours=(5,))),
     # the same on a background of 7: solved on the pass that swaps the background to 0

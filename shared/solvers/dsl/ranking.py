@@ -1,9 +1,10 @@
 """Ranking candidates into at most two attempts per test input.
 
 Only programs that reproduce every demo output count; among them the simplest kind of
-program first (exact, then a fitted recolour or layout, local rule, pieces), then lowest cost. Candidates whose
-test answers break a trusted output-size rule are dropped. The two attempts come from the two
-best candidates with distinct predictions.
+program first (exact, then a fitted recolour or layout, local rule, pieces, cell tree), then
+lowest cost. Candidates whose test answers break a trusted output-size rule are dropped. The
+two attempts come from the two best candidates with distinct predictions; when programs give
+fewer, last guesses (a cell tree, the closest partial results) fill the rest.
 """
 
 from __future__ import annotations

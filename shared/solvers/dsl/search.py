@@ -49,7 +49,7 @@ MAX_CELL_FITS = (3, 30)        # cell rules on 3 features for the 3 cheapest siz
 CELL_SHARE = 0.2               # of a search's time, the most that cell rule fits may take
 MAX_SELECT_FITS = 60           # picking one object by a property: tried on the cheapest resizing states
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
-KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "partial": 9}
+KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "tree": 4, "partial": 9}
 FIRM = ("exact", "fitted")     # kinds that end a search; a learned rule fits by coincidence too often
 
 

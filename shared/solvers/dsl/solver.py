@@ -1,9 +1,12 @@
-"""DslSolver: output sizes first, then program search, pieces, augmented passes, ranking.
+"""DslSolver: output sizes first, then program search, pieces, augmented passes, ranking, guesses.
 
 `solve(task, budget_s)` returns at most two attempts per test input and a JSON trace whose
 "program" is the winning program as straight-line Python. The time budget is split between
 passes over the task with its background normalised to 0 (when it is not), as given, and
 transposed; later passes run only while the task is unsolved, and answers are mapped back.
+When programs give fewer than two answers, last guesses fill the free attempts: a decision
+tree over cell features grown on the partial results closest to the demo outputs, and those
+partial results themselves.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from shared.augment import Augmentation
 from shared.grids import d8, d8_inverse
 from shared.solvers import Prediction
 from shared.solvers.dsl.combine import combine
+from shared.solvers.dsl.fit import fit_cell_tree
 from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.search import FIRM, Candidate, Search
@@ -124,11 +129,10 @@ class DslSolver:
             candidates += [_unaugment(c, aug) for c in cands]
 
         best = rank(candidates, sizes)
-        if not best:
-            guess = _partial(best_search)
-            if guess is not None:
-                guess = _unaugment(guess, best_aug)
-                best = rank([guess], sizes) or [guess]
+        if len(best) < 2:
+            # too few answers: guesses fill the free attempts
+            guesses = [_unaugment(g, best_aug) for g in _guesses(best_search, start + budget_s * 0.95)]
+            best = rank(candidates + guesses, sizes) or guesses[:1]
         attempts = [[c.preds[i] for c in best if c.preds[i] is not None] for i in range(len(task.test))]
         trace.update({
             "program": to_source(best[0].node) if best else "",
@@ -150,16 +154,39 @@ class DslSolver:
                 "max_depth": s.max_depth_reached, "stored_mb": round(s.stored_bytes / 1e6, 1), "op_errors": s.op_errors}
 
 
-def _partial(search: Search) -> Candidate | None:
-    """No program explains the demos: the sized state closest to them, as a last guess."""
-    best, best_score = None, -1.0
+TREE_BASES = 3  # the closest sized states a cell tree is grown on
+
+
+def _guesses(search: Search, deadline: float) -> list[Candidate]:
+    """Last guesses when programs give too few answers: a decision tree over cell features grown
+    on each of the sized states closest to the demo outputs, then those states as they are."""
+    closest = _closest(search)
+    out = []
+    for s in closest[:TREE_BASES]:
+        tree = fit_cell_tree(s.demo, search.outputs, s.test, deadline=deadline)
+        if tree is not None:
+            node = call("cell_rule", search.node(s.state), args=tree)
+            preds = [cell_rule(t, *tree) for t in s.test]
+            out.append(Candidate(node, "tree", s.cost + 10 + len(tree[1]) / 10, preds, search.n_demo))
+    for s in closest[:2]:
+        explained = sum(bool(np.array_equal(d, o)) for d, o in zip(s.demo, search.outputs, strict=True))
+        out.append(Candidate(search.node(s.state), "partial", s.cost, s.test, explained))
+    return out
+
+
+def _closest(search: Search) -> list:
+    """Sized states with distinct test answers, the closest to the demo outputs (cell for cell,
+    a little for cost) first."""
+    scored = []
     for s in search.sized:
         if any(t.max() > 9 for t in s.test):
             continue
         score = sum(float((d == o).mean()) for d, o in zip(s.demo, search.outputs, strict=True)) - 0.01 * s.cost
-        if score > best_score:
-            best, best_score = s, score
-    if best is None:
-        return None
-    explained = sum(bool(np.array_equal(d, o)) for d, o in zip(best.demo, search.outputs, strict=True))
-    return Candidate(search.node(best.state), "partial", best.cost, best.test, explained)
+        scored.append((-score, s.cost, len(scored), s))
+    out, seen = [], set()
+    for *_, s in sorted(scored):
+        key = b"".join(t.tobytes() + bytes(t.shape) for t in s.test)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
