@@ -347,21 +347,29 @@ def _label(mask: int) -> int | str:
     return bit if bit < 10 else COLOUR_FEATURES[bit - 10]
 
 
+def _demo_cells(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """The demo cells as (features, cells), their label masks and how many cells each column
+    stands for: cells alike in every feature and label behave alike, so one of each is kept (often
+    10x fewer). None when some cell's output no label gives."""
+    demo = _feature_matrix([cell_features(v) for v in values])
+    masks = _label_masks(demo, np.concatenate([o.ravel() for o in outputs]).astype(np.int64))
+    if (masks == 0).any():
+        return None
+    rows, counts = np.unique(np.vstack([demo, masks[None]]), axis=1, return_counts=True)
+    return rows[:-1], rows[-1], counts
+
+
 def fit_cell_rule(values: list[Grid], outputs: list[Grid], tests: list[Grid], max_features: int = 3,
                   limit: int = 2, deadline: float | None = None) -> list[tuple]:
     """Rules (names, table) over the fewest cell features that explain every demo cell and whose
     feature values cover every test cell; the fewest features and smallest tables first, distinct
     test answers only (one more feature is tried while fewer than `limit` answers are found)."""
-    demo = _feature_matrix([cell_features(v) for v in values])
-    test_features = [cell_features(t) for t in tests]
-    test = _feature_matrix(test_features)
-    masks = _label_masks(demo, np.concatenate([o.ravel() for o in outputs]).astype(np.int64))
-    if (masks == 0).any():
+    cells = _demo_cells(values, outputs)
+    if cells is None:
         return []
-    # cells alike in every feature and label behave alike: keep one of each (often 10x fewer)
-    rows = np.unique(np.vstack([demo, masks[None]]), axis=1)
-    demo, masks = rows[:-1], rows[-1]
-    test = np.unique(test, axis=1)
+    demo, masks, _ = cells
+    test_features = [cell_features(t) for t in tests]
+    test = np.unique(_feature_matrix(test_features), axis=1)
     n = len(CELL_FEATURES)
     found = []
     covered: set[tuple] = set()  # feature sets whose value tuples cover every test cell
@@ -461,12 +469,10 @@ def fit_cell_tree(values: list[Grid], outputs: list[Grid], tests: list[Grid], ma
     Test cells with a value no demo cell showed at a split take that split's most common colour.
     None when the tree cannot explain the demos within `max_depth` and `MAX_TREE_SPLITS` splits,
     or by the deadline."""
-    demo = _feature_matrix([cell_features(v) for v in values])
-    masks = _label_masks(demo, np.concatenate([o.ravel() for o in outputs]).astype(np.int64))
-    if (masks == 0).any():
+    demo_cells = _demo_cells(values, outputs)
+    if demo_cells is None:
         return None
-    rows, counts = np.unique(np.vstack([demo, masks[None]]), axis=1, return_counts=True)
-    demo, masks = rows[:-1], rows[-1]
+    demo, masks, counts = demo_cells
     bits = ((masks[:, None] >> np.arange(10 + len(COLOUR_FEATURES))) & 1).astype(np.float64)
     test_features = [cell_features(t) for t in tests]
     test = np.unique(_feature_matrix(test_features), axis=1)
@@ -481,9 +487,7 @@ def fit_cell_tree(values: list[Grid], outputs: list[Grid], tests: list[Grid], ma
     used = sorted(_tree_features(tree))
     cells = np.unique(np.hstack([demo, test]), axis=1)
     labels = _tree_labels(tree, cells, np.arange(cells.shape[1]))
-    table = {}
-    for col, bit in zip(cells[used].T.tolist(), labels.tolist(), strict=True):
-        table[tuple(col)] = bit if bit < 10 else COLOUR_FEATURES[bit - 10]
+    table = {tuple(col): _label(1 << bit) for col, bit in zip(cells[used].T.tolist(), labels.tolist(), strict=True)}
     names = tuple(CELL_FEATURES[i] for i in used)
     if any(apply_rule(f, names, table) is None for f in test_features):
         return None

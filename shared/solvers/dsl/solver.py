@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from shared.augment import Augmentation
-from shared.grids import d8, d8_inverse
+from shared.grids import d8, d8_inverse, grid_hash
 from shared.solvers import Prediction
 from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.fit import fit_cell_tree
@@ -185,7 +185,7 @@ def _closest(search: Search) -> list:
         scored.append((-score, s.cost, len(scored), s))
     out, seen = [], set()
     for *_, s in sorted(scored):
-        key = b"".join(t.tobytes() + bytes(t.shape) for t in s.test)
+        key = tuple(grid_hash(t) for t in s.test)
         if key not in seen:
             seen.add(key)
             out.append(s)
