@@ -46,6 +46,8 @@ CASES = {
     "scale_up": [(SQ, (2,), G([1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]))],
     "scale_by_colours": [(G([1, 2]), (), G([1, 1, 2, 2], [1, 1, 2, 2])), (G([1, 0]), (), None)],
     "scale_down": [(G([1, 1, 2, 2], [1, 1, 2, 2]), (2,), G([1, 2])), (A, (2,), None)],
+    "period_tile": [(G([1, 2, 1, 2], [3, 4, 3, 4]), (), SQ), (G([5, 5], [6, 6], [5, 5]), (), G([5], [6])),
+                    (SQ, (), None)],
     "compress": [(G([1, 1, 2], [1, 1, 2], [3, 3, 3]), (), G([1, 2], [3, 3]))],
     "tile": [(SQ, (1, 2), G([1, 2, 1, 2], [3, 4, 3, 4]))],
     "mirror_right": [(SQ, (), G([1, 2, 2, 1], [3, 4, 4, 3]))],
@@ -104,6 +106,8 @@ CASES = {
     "colour_column": [(G([1, 1, 2, 3, 3, 3]), (False, 0), G([3], [1], [2])),
                       (G([1, 1, 2, 3, 3, 3]), (True, 1), G([1], [3])),
                       (G([0]), (False, 0), None)],
+    "colour_sequence": [(G([2, 2, 0, 1], [2, 0, 1, 1], [0, 3, 3, 1]), (), G([2, 3, 1])),
+                        (G([5, 5], [0, 5], [7, 7]), (), G([5], [7])), (G([0, 4]), (), None)],
     "cells_row": [(G([0, 4], [4, 0]), (), G([4, 4])), (G([0]), (), None)],
     "part_colours": [(OBJS, (), G([1], [2], [3], [2])), ((G([0]),), (), None)],
     # a 3x3 shape copied onto the 5 marker, centred (kept, or moved) or by its cell of colour 5
@@ -254,6 +258,11 @@ def test_cell_features_are_small_per_cell_values():
     cross = G([0, 5, 0], [5, 5, 5], [0, 5, 1])  # one separator row and one separator column
     bands = cell_features(cross)
     assert bands["band_y"][:, 0].tolist() == [0, 0, 1] and bands["band_rx"][0].tolist() == [1, 0, 0]
+    # a ring of 5 with one hole, a marker 4 touching it, and a lone 6
+    ring = G([5, 5, 5, 4, 0], [5, 0, 5, 0, 0], [5, 5, 5, 0, 6])
+    r = cell_features(ring)
+    assert r["objholes"][0, 0] == 1 and r["objholes"][0, 3] == 0 and r["objholes"][1, 1] == 0
+    assert r["mixc"][0, 0] == 4 and r["mixc"][0, 3] == 5 and r["mixc"][2, 4] == 0 and r["mixc"][1, 1] == 0
 
 
 def test_gravity_and_rays_match_a_cell_by_cell_reference():

@@ -1,7 +1,8 @@
 """A per-cell rule over a few named cell features, chosen from a larger set by the fit.
 
 Every cell of a grid is described by small integer features: its colour, its neighbours, its
-position modulo 2 and 3, the size of its object, whether it is enclosed, the first colour seen
+position modulo 2 and 3, the size and holes of its object, the other colour of a many-colour
+object (a marker touching a shape), whether it is enclosed, the first colour seen
 along each direction, and so on (`CELL_FEATURES`). A rule names 1 to 3 of them and maps each
 tuple of their values to the cell's new colour: either a literal colour or the value of one of
 the colour-valued features ("keep the cell's colour", "take the colour seen to the left").
@@ -16,6 +17,7 @@ from scipy import ndimage
 
 from shared.solvers.dsl.primitives.learned import OUTSIDE, _first_seen
 from shared.solvers.dsl.primitives.objects import components
+from shared.solvers.dsl.primitives.props import _holes, _mask
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -26,23 +28,21 @@ _RAYS = ("ray_s", "ray_w", "ray_n", "ray_e")  # the order `_first_seen` gives: d
 # every feature, simplest first (the fit tries subsets in this order); values stay below 16
 _DIAGONAL_RAYS = ("ray_se", "ray_sw", "ray_nw", "ray_ne")
 CELL_FEATURES = ("colour", "nz", "crank", "nmask", "dmask", "samemask", "raymask", "n", "s", "w", "e", "nbrs",
-                 "nbrs4", "hole", "room", "objsize", "big", "small", "objedge",
-                 "boxin", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
+                 "nbrs4", "hole", "room", "objsize", "big", "small", "objedge", "objholes", "boxin", "mixc",
+                 *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
                  "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
                  "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS)
 # features whose value is a colour: a rule may copy one of them into the cell
-COLOUR_FEATURES = ("colour", "n", "s", "w", "e", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame",
+COLOUR_FEATURES = ("colour", "n", "s", "w", "e", "mixc", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame",
                    "colsame", "top", "bottom", "left", "right", "nw", "ne", "sw", "se", *_DIAGONAL_RAYS)
 
 
-def _objects(g: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _objects(g: Grid) -> tuple[np.ndarray, ...]:
     """Per cell: size of its one-colour 8-connected object (capped at 6), rank from the largest and
-    the smallest (1-3), and whether the object touches the edge; 0 on background."""
+    the smallest (1-3), whether the object touches the edge, and its holes (capped at 3); 0 on
+    background."""
     h, w = g.shape
-    size = np.zeros((h, w), dtype=np.uint8)
-    big = np.zeros((h, w), dtype=np.uint8)
-    small = np.zeros((h, w), dtype=np.uint8)
-    edge = np.zeros((h, w), dtype=np.uint8)
+    size, big, small, edge, holes = (np.zeros((h, w), dtype=np.uint8) for _ in range(5))
     comps = components(g, True, True)
     sizes = sorted({len(ys) for ys, _ in comps}, reverse=True)
     for ys, xs in comps:
@@ -51,7 +51,25 @@ def _objects(g: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         big[ys, xs] = 1 + min(sizes.index(n), 2)
         small[ys, xs] = 1 + min(len(sizes) - 1 - sizes.index(n), 2)
         edge[ys, xs] = 1 + int(ys.min() == 0 or xs.min() == 0 or ys.max() == h - 1 or xs.max() == w - 1)
-    return size, big, small, edge
+        if n >= 8:  # a hole needs a ring of 8 cells at least
+            holes[ys, xs] = min(_holes(_mask(ys, xs)), 3)
+    return size, big, small, edge, holes
+
+
+def _mixed(g: Grid) -> np.ndarray:
+    """Per non-zero cell: the most frequent other colour of its 8-connected many-colour object (the
+    marker touching a shape, or the shape around a marker); 0 when the object has one colour."""
+    out = np.zeros(g.shape, dtype=np.uint8)
+    for ys, xs in components(g, True, False):
+        colours = np.bincount(g[ys, xs], minlength=16)
+        if (colours > 0).sum() < 2:
+            continue
+        for c in np.flatnonzero(colours):
+            others = colours.copy()
+            others[c] = 0
+            sel = g[ys, xs] == c
+            out[ys[sel], xs[sel]] = int(np.argmax(others))
+    return out
 
 
 def _background(g: Grid) -> tuple[np.ndarray, np.ndarray]:
@@ -130,7 +148,8 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
                      for dy, dx in list(_OFFSETS.values())[:4])
     f["same8"] = sum((p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] == g).astype(np.uint8) for dy, dx in _OFFSETS.values())
     f["hole"], f["room"] = _background(g)
-    f["objsize"], f["big"], f["small"], f["objedge"] = _objects(g)
+    f["objsize"], f["big"], f["small"], f["objedge"], f["objholes"] = _objects(g)
+    f["mixc"] = _mixed(g)
     seen = _first_seen(g)
     for k, name in enumerate(_RAYS):
         f[name] = seen[k]

@@ -140,3 +140,18 @@ def cells_row(g: Grid) -> Grid | None:
     if not 0 < cells.size <= 30:
         return None
     return cells[None, :].astype(np.uint8)
+
+
+@primitive(cost=1.5)
+def colour_sequence(g: Grid) -> Grid | None:
+    """The non-zero colours ordered by mean position, as a row (spread across) or column (spread down)."""
+    colours = [c for c in range(1, MARKER) if (g == c).any()]
+    if len(colours) < 2:
+        return None
+    ys, xs = np.indices(g.shape)
+    cy = {c: float(ys[g == c].mean()) / g.shape[0] for c in colours}
+    cx = {c: float(xs[g == c].mean()) / g.shape[1] for c in colours}
+    across = np.ptp(list(cx.values())) >= np.ptp(list(cy.values()))
+    order = sorted(colours, key=lambda c: ((cx if across else cy)[c], c))
+    row = np.array([order], dtype=np.uint8)
+    return row if across else row.T.copy()

@@ -134,6 +134,23 @@ def scale_down(g: Grid, k: int) -> Grid | None:
     return g[::k, ::k].copy()
 
 
+def smallest_period(g: Grid) -> tuple[int, int]:
+    """The smallest (py, px) such that g repeats every py rows and every px columns."""
+    h, w = g.shape
+    py = next(p for p in range(1, h + 1) if p == h or np.array_equal(g[p:], g[:h - p]))
+    px = next(p for p in range(1, w + 1) if p == w or np.array_equal(g[:, p:], g[:, :w - p]))
+    return py, px
+
+
+@primitive(cost=1.5, shape="change")
+def period_tile(g: Grid) -> Grid | None:
+    """The smallest block whose repetition down and across makes the grid (None if it does not repeat)."""
+    py, px = smallest_period(g)
+    if (py, px) == g.shape:
+        return None
+    return g[:py, :px].copy()
+
+
 @primitive(cost=1)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""

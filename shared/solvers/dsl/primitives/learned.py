@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.geometry import smallest_period
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Grid
@@ -94,14 +95,6 @@ def arrange(g: Grid, ry: int, rx: int, layout: tuple) -> Grid | None:
             y, x = divmod(i, rx)
             out[y * h:(y + 1) * h, x * w:(x + 1) * w] = _d8(g, k)
     return out
-
-
-def smallest_period(g: Grid) -> tuple[int, int]:
-    """The smallest (py, px) such that g repeats every py rows and every px columns."""
-    h, w = g.shape
-    py = next(p for p in range(1, h + 1) if p == h or np.array_equal(g[p:], g[:h - p]))
-    px = next(p for p in range(1, w + 1) if p == w or np.array_equal(g[:, p:], g[:, :w - p]))
-    return py, px
 
 
 @primitive(search=False)
