@@ -84,6 +84,16 @@ def fill_major(g: Grid) -> Grid:
     return np.full_like(g, np.bincount(g.ravel()).argmax())
 
 
+@primitive(cost=1.5, shape="keep")
+def stripe_vote(g: Grid) -> Grid:
+    """Every row takes its most frequent colour, or every column does: whichever changes fewer cells."""
+    def by_rows(x: Grid) -> Grid:
+        top = np.array([np.bincount(r, minlength=16).argmax() for r in x], dtype=np.uint8)
+        return np.broadcast_to(top[:, None], x.shape)
+    rows, cols = by_rows(g), by_rows(g.T).T
+    return (rows if (rows == g).sum() >= (cols == g).sum() else cols).copy()
+
+
 @primitive(cost=1, shape="keep")
 def mask(g: Grid) -> Grid:
     """Mark every non-zero cell with the marker colour (for a learned recolour to finish)."""

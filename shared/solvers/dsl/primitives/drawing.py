@@ -70,6 +70,16 @@ def rays(g: Grid, direction: str) -> Grid:
     return _turned(g, direction, _ray_down)
 
 
+@primitive(cost=2, params=((False,), (True,)), shape="keep")
+def star(g: Grid, diagonal: bool) -> Grid:
+    """Extend every non-zero cell over zeros in all four straight (or all four diagonal) directions."""
+    out = g.copy()
+    for direction in _DIRS:
+        drawn = _turned(g, direction, _ray_diagonal if diagonal else _ray_down)
+        out = np.where(out == 0, drawn, out)
+    return out.astype(np.uint8)
+
+
 def _shear(g: Grid) -> np.ndarray:
     """Down-right diagonals of g as the columns of an (h, h + w - 1) grid, zeros elsewhere."""
     h, w = g.shape
@@ -125,6 +135,39 @@ def connect_diagonal(g: Grid) -> Grid:
     flipped = g[:, ::-1]
     anti = _unshear(_between_down(_shear(flipped)), h, w)[:, ::-1]
     return np.where((out == 0) & (anti != 0), anti, out).astype(np.uint8)
+
+
+@primitive(cost=2, params=tuple((low, a) for low in (True, False) for a in (True, False)), shape="keep")
+def elbow(g: Grid, from_low: bool, across_first: bool) -> Grid | None:
+    """Join the only two cells (two colours) by an L path of marker colour, from the lower or higher colour."""
+    ys, xs = np.nonzero(g)
+    if len(ys) != 2 or g[ys[0], xs[0]] == g[ys[1], xs[1]]:
+        return None
+    a, b = sorted(((int(g[y, x]), int(y), int(x)) for y, x in zip(ys, xs, strict=True)), reverse=not from_low)
+    (_, ay, ax), (_, by, bx) = a, b
+    corner = (ay, bx) if across_first else (by, ax)
+    out = g.copy()
+    for (y0, x0), (y1, x1) in (((ay, ax), corner), (corner, (by, bx))):
+        out[min(y0, y1):max(y0, y1) + 1, min(x0, x1):max(x0, x1) + 1] = MARKER
+    out[ay, ax], out[by, bx] = g[ay, ax], g[by, bx]
+    return out
+
+
+@primitive(cost=2, params=((2,), (3,)), shape="keep")
+def fill_empty_squares(g: Grid, k: int) -> Grid | None:
+    """Paint marker colour over k x k blocks of zeros, taken in reading order without overlap."""
+    h, w = g.shape
+    if h < k or w < k:
+        return None
+    z = np.pad((g == 0).astype(np.int32), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
+    full = (z[k:, k:] - z[:-k, k:] - z[k:, :-k] + z[:-k, :-k]) == k * k  # block with top-left (y, x)
+    if not full.any():
+        return None
+    out = g.copy()
+    for y, x in zip(*np.nonzero(full), strict=True):
+        if (out[y:y + k, x:x + k] == 0).all():
+            out[y:y + k, x:x + k] = MARKER
+    return out
 
 
 @primitive(cost=1.5, shape="keep")

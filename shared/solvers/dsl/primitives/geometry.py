@@ -151,6 +151,14 @@ def period_tile(g: Grid) -> Grid | None:
     return g[:py, :px].copy()
 
 
+@primitive(cost=1.5, shape="change")
+def diagonal(g: Grid) -> Grid | None:
+    """A row or column of n cells laid along the main diagonal of an n x n grid of zeros."""
+    if min(g.shape) != 1 or not 1 < g.size <= MAX_SIDE:
+        return None
+    return np.diag(g.ravel()).astype(np.uint8)
+
+
 @primitive(cost=1)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""

@@ -64,6 +64,23 @@ def cell_colours(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=1.5, shape="keep")
+def spread_cell(g: Grid) -> Grid | None:
+    """Cut along separator lines; when one cell alone has content, copy it into every cell."""
+    cuts = _line_cuts(g)
+    if cuts is None:
+        return None
+    spans = [(a, b, p, q) for a, b in cuts[0] for p, q in cuts[1]]
+    full = [(a, b, p, q) for a, b, p, q in spans if g[a:b, p:q].any()]
+    if len(full) != 1 or len({(b - a, q - p) for a, b, p, q in spans}) != 1:
+        return None
+    a0, b0, p0, q0 = full[0]
+    out = g.copy()
+    for a, b, p, q in spans:
+        out[a:b, p:q] = g[a0:b0, p0:q0]
+    return out
+
+
 def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
     if n % k == 0:
         s = n // k
