@@ -7,6 +7,7 @@ Directions are handled once: each primitive is written for "down" and turned for
 from __future__ import annotations
 
 import numpy as np
+from scipy import ndimage
 
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
@@ -167,6 +168,42 @@ def fill_empty_squares(g: Grid, k: int) -> Grid | None:
     for y, x in zip(*np.nonzero(full), strict=True):
         if (out[y:y + k, x:x + k] == 0).all():
             out[y:y + k, x:x + k] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep")
+def flood_rooms(g: Grid) -> Grid | None:
+    """Flood each room (walled off by the commonest non-zero colour) holding one other colour with it."""
+    counts = np.bincount(g.ravel(), minlength=16)
+    counts[0] = 0
+    if not counts.any():
+        return None
+    wall = int(counts.argmax())
+    lab, n = ndimage.label(g != wall)
+    out = g.copy()
+    for region in ndimage.find_objects(lab):
+        sub, mine = out[region], lab[region] == lab[region][lab[region] > 0][0]
+        colours = set(np.unique(sub[mine]).tolist()) - {0}
+        if len(colours) == 1:
+            sub[mine & (sub == 0)] = colours.pop()
+    return out if not np.array_equal(out, g) else None
+
+
+@primitive(cost=1.5, shape="keep")
+def frame_objects(g: Grid) -> Grid | None:
+    """Draw a marker-coloured rectangle over zeros one cell outside each object's box (8-connected)."""
+    comps = components(g, True, False)
+    if not comps:
+        return None
+    h, w = g.shape
+    out = g.copy()
+    for ys, xs in comps:
+        y0, y1, x0, x1 = ys.min() - 1, ys.max() + 1, xs.min() - 1, xs.max() + 1
+        ring = np.zeros((h + 2, w + 2), dtype=bool)
+        ring[y0 + 1:y1 + 2, x0 + 1:x1 + 2] = True
+        ring[y0 + 2:y1 + 1, x0 + 2:x1 + 1] = False
+        ring = ring[1:-1, 1:-1]
+        out[ring & (out == 0)] = MARKER
     return out
 
 
