@@ -220,3 +220,14 @@ def test_overlay_order_fit_learns_which_part_wins():
         outs.append(out.astype(np.uint8))
     assert fit_overlay_order(ins, outs) == (1, 2, 0)
     assert fit_overlay_order([p[:2] for p in ins], outs) is None  # two parts are searched, not fitted
+
+
+def test_candidates_that_leave_marker_colour_in_an_answer_are_dropped():
+    # a learned last step can keep marker cells it never saw in the demos; such an answer is no grid
+    ins = _grids(0, 2)
+    s = Search(ins[:1], ins[:1], ins[1:], time.monotonic() + 1, max_depth=1)
+    marked = ins[1].copy()
+    marked[0, 0] = 10
+    for preds in ([marked], [None], [ins[1]]):
+        s._offer(Candidate(INPUT, "fitted", 1.0, preds, 1))
+    assert len(s.candidates) == 1 and s.candidates[0].preds[0] is ins[1]

@@ -184,6 +184,11 @@ class Search:
             self._check_parts(sid, values, cost)
         return sid
 
+    def _offer(self, c: Candidate) -> None:
+        """Keep a candidate whose every test answer is a real grid (no marker colour left over)."""
+        if all(p is not None and p.max() < MARKER for p in c.preds):
+            self.candidates.append(c)
+
     def _check_parts(self, sid: int, values: tuple, cost: float) -> None:
         """Parts: painted over each other in a learned order, or one output cell per part by a table."""
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
@@ -192,13 +197,13 @@ class Search:
             preds = [overlay_order(t, order) for t in test]
             if all(p is not None for p in preds):
                 node = call("overlay_order", self.node(sid), args=(order,))
-                self.candidates.append(Candidate(node, "fitted", cost + 1.5, preds, self.n_demo))
+                self._offer(Candidate(node, "fitted", cost + 1.5, preds, self.n_demo))
         found = fit_part_table(demo, self.outputs, test)
         if found is not None:
             preds = [part_table(t, *found) for t in test]
             if all(p is not None for p in preds):
                 node = call("part_table", self.node(sid), args=found)
-                self.candidates.append(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]), preds,
+                self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]), preds,
                                                  self.n_demo))
 
     def _check(self, sid: int, values: tuple, cost: float) -> None:
@@ -206,7 +211,7 @@ class Search:
         table = fit_lookup(demo, self.outputs, test)
         if table is not None:
             node = call("lookup", self.node(sid), args=(table,))
-            self.candidates.append(Candidate(node, "fitted", cost + 3 + len(table), [lookup(t, table) for t in test],
+            self._offer(Candidate(node, "fitted", cost + 3 + len(table), [lookup(t, table) for t in test],
                                              self.n_demo))
         if [v.shape for v in demo] != self.out_shapes:
             self._fit_resizing(sid, demo, test, cost)
@@ -230,7 +235,7 @@ class Search:
                 node = call("recolor", node, args=(mapping,))
                 preds = [recolor(p, mapping) for p in preds]
             if all(p is not None for p in preds):
-                self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
+                self._offer(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
         if self.select_fits < MAX_SELECT_FITS and all(v.size > o.size for v, o in zip(demo, self.outputs, strict=True)):
             self.select_fits += 1
             found = fit_select_object(demo, self.outputs)
@@ -238,13 +243,13 @@ class Search:
                 preds = [select_object(t, *found) for t in test]
                 if all(p is not None for p in preds):
                     node = call("select_object", self.node(sid), args=found)
-                    self.candidates.append(Candidate(node, "fitted", cost + 2, preds, self.n_demo))
+                    self._offer(Candidate(node, "fitted", cost + 2, preds, self.n_demo))
 
     def _fit_sized(self, sid: int, demo: list, test: list, cost: float) -> None:
         """A state the size of the outputs: exact, or finished by a learned recolour or local rule."""
         if all(np.array_equal(v, o) for v, o in zip(demo, self.outputs, strict=True)):
             if all(t.max() < MARKER for t in test):
-                self.candidates.append(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
+                self._offer(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
             return
         if len(self.sized) < MAX_SIZED:
             self.sized.append(Sized(sid, cost, demo, test))
@@ -253,7 +258,7 @@ class Search:
             node = call("recolor", self.node(sid), args=(mapping,))
             preds = [recolor(t, mapping) for t in test]
             if all(p is not None for p in preds):
-                self.candidates.append(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds,
+                self._offer(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds,
                                                  self.n_demo))
                 return
         if self.rule_fits >= MAX_RULE_FITS:
@@ -263,12 +268,12 @@ class Search:
             node = call("recolor_objects", self.node(sid), args=(kind, prop, table))
             preds = [recolor_objects(t, kind, prop, table) for t in test]
             if all(p is not None for p in preds):
-                self.candidates.append(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
+                self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
         stamps = fit_stamp(demo, self.outputs)
         if stamps is not None:
             node = call("stamp", self.node(sid), args=(stamps,))
             size = sum(len(m) for m in stamps.values())
-            self.candidates.append(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
+            self._offer(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
                                              self.n_demo))
         if self.cell_fits < MAX_CELL_FITS[1] and self.cell_time < self.cell_allowance:
             wide = self.cell_fits < MAX_CELL_FITS[0]
@@ -280,7 +285,7 @@ class Search:
             for names, table in rules:
                 node = call("cell_rule", self.node(sid), args=(names, table))
                 preds = [cell_rule(t, names, table) for t in test]
-                self.candidates.append(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
+                self._offer(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
                                                  self.n_demo))
         found = 0
         for rank, kind in enumerate(local_rule_kinds()):
@@ -291,7 +296,7 @@ class Search:
                 node = call("local_rule", self.node(sid), args=(kind, table))
                 preds = [local_rule(t, kind, table) for t in test]
                 cost_rule = cost + 2 + 0.5 * rank + len(table) / 50
-                self.candidates.append(Candidate(node, "rule", cost_rule, preds, self.n_demo))
+                self._offer(Candidate(node, "rule", cost_rule, preds, self.n_demo))
                 found += 1
                 if found == 2:  # a second rule of another kind is a second attempt; more is waste
                     return

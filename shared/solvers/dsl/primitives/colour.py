@@ -165,3 +165,17 @@ def colour_sequence(g: Grid) -> Grid | None:
     order = sorted(colours, key=lambda c: ((cx if across else cy)[c], c))
     row = np.array([order], dtype=np.uint8)
     return row if across else row.T.copy()
+
+
+@primitive(cost=1.5)
+def histogram(g: Grid) -> Grid | None:
+    """A bar chart: a column per non-zero colour, commonest first, with as many cells from the top as it has."""
+    counts = colour_counts(g)[:MARKER]
+    counts[0] = 0
+    order = sorted(np.flatnonzero(counts).tolist(), key=lambda c: (-counts[c], c))
+    if not order or counts.max() > 30:
+        return None
+    out = np.zeros((int(counts.max()), len(order)), dtype=np.uint8)
+    for j, c in enumerate(order):
+        out[:counts[c], j] = c
+    return out

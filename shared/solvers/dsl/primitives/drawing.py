@@ -57,6 +57,16 @@ def fill_enclosed(g: Grid) -> Grid:
     return np.where(holes, MARKER, g).astype(np.uint8)
 
 
+@primitive(cost=1.5, shape="keep")
+def fill_holes_own(g: Grid) -> Grid | None:
+    """Fill the zero cells that cannot reach the border with the colour of the nearest non-zero cell."""
+    holes = (g == 0) & ~_outside_zeros(g)
+    if not holes.any():
+        return None
+    _, (iy, ix) = ndimage.distance_transform_edt(g == 0, return_indices=True)
+    return np.where(holes, g[iy, ix], g).astype(np.uint8)
+
+
 def _ray_down(g: Grid) -> Grid:
     # for every cell, the row of the last non-zero cell at or above it in its column
     rows = np.where(g != 0, np.arange(g.shape[0])[:, None], -1)
