@@ -231,3 +231,12 @@ def test_candidates_that_leave_marker_colour_in_an_answer_are_dropped():
     for preds in ([marked], [None], [ins[1]]):
         s._offer(Candidate(INPUT, "fitted", 1.0, preds, 1))
     assert len(s.candidates) == 1 and s.candidates[0].preds[0] is ins[1]
+
+
+def test_object_properties_for_solid_symmetric_and_size_order():
+    from shared.solvers.dsl.primitives.props import properties
+
+    g = np.array([[1, 1, 0, 2], [1, 1, 0, 2], [0, 0, 0, 0], [3, 3, 0, 0], [0, 3, 0, 0]], dtype=np.uint8)
+    assert properties(g, "colour8", "solid") == [True, True, False]
+    assert properties(g, "colour8", "symmetric") == [True, True, False]
+    assert properties(g, "colour8", "size_order") == [0, 2, 1]

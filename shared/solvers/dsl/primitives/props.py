@@ -58,7 +58,7 @@ def _rank(value: int, values: list[int]) -> int:
 
 
 PROPERTIES = ("colour", "size", "rank", "holes", "border", "shape_d8", "shape", "height", "width",
-              "repeats", "colour_size")
+              "repeats", "colour_size", "solid", "symmetric", "size_order")
 
 
 def properties(g: Grid, kind: str, prop: str) -> list:
@@ -88,6 +88,14 @@ def properties(g: Grid, kind: str, prop: str) -> list:
         keys = properties(g, kind, "shape")
         counts = Counter(keys)
         return [counts[k] > 1 for k in keys]
+    if prop == "solid":  # fills its box
+        return [bool(len(ys) == (ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1)) for ys, xs in objs]
+    if prop == "symmetric":  # its shape is its own mirror image, left-right or up-down
+        masks = [_mask(ys, xs) for ys, xs in objs]
+        return [bool(np.array_equal(m, m[:, ::-1]) or np.array_equal(m, m[::-1])) for m in masks]
+    if prop == "size_order":  # 0 for the largest size, 1 for the next, ... (capped at 4)
+        sizes = sorted({len(ys) for ys, _ in objs}, reverse=True)
+        return [min(sizes.index(len(ys)), 4) for ys, _ in objs]
     if prop == "colour_size":
         return list(zip(properties(g, kind, "colour"), properties(g, kind, "size"), strict=True))
     raise ValueError(f"unknown object property {prop!r}")
