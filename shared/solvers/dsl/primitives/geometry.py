@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
@@ -166,6 +167,24 @@ def compress(g: Grid) -> Grid:
     g = g[keep_r]
     keep_c = np.concatenate([[True], (g[:, 1:] != g[:, :-1]).any(axis=0)])
     return g[:, keep_c].copy()
+
+
+@primitive(cost=1.5, shape="change")
+def crop_frame(g: Grid) -> Grid | None:
+    """The inside of the largest rectangular frame (a box outline of one colour, 3 x 3 or more)."""
+    best, area = None, 0
+    for ys, xs in components(g, True, True):
+        y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
+        if y1 - y0 < 2 or x1 - x0 < 2 or (y1 - y0 + 1) * (x1 - x0 + 1) <= area:
+            continue
+        c = g[ys[0], xs[0]]
+        if (g[y0, x0:x1 + 1] == c).all() and (g[y1, x0:x1 + 1] == c).all() and \
+                (g[y0:y1 + 1, x0] == c).all() and (g[y0:y1 + 1, x1] == c).all():
+            best, area = (y0, y1, x0, x1), (y1 - y0 + 1) * (x1 - x0 + 1)
+    if best is None:
+        return None
+    y0, y1, x0, x1 = best
+    return g[y0 + 1:y1, x0 + 1:x1].copy()
 
 
 @primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change")
