@@ -199,6 +199,21 @@ def flood_rooms(g: Grid) -> Grid | None:
     return out if not np.array_equal(out, g) else None
 
 
+@primitive(cost=2, shape="keep")
+def centre_lines(g: Grid) -> Grid | None:
+    """Draw a marker-coloured row and column over zeros through the centre of each object's box."""
+    out = g.copy()
+    drawn = False
+    for ys, xs in components(g, True, False):
+        if (ys.min() + ys.max()) % 2 or (xs.min() + xs.max()) % 2:
+            continue  # an even-sized box has no centre cell
+        cy, cx = (ys.min() + ys.max()) // 2, (xs.min() + xs.max()) // 2
+        for line in (out[cy], out[:, cx]):
+            line[line == 0] = MARKER
+        drawn = True
+    return out if drawn else None
+
+
 @primitive(cost=1.5, shape="keep")
 def frame_objects(g: Grid) -> Grid | None:
     """Draw a marker-coloured rectangle over zeros one cell outside each object's box (8-connected)."""
