@@ -200,6 +200,25 @@ def flood_rooms(g: Grid) -> Grid | None:
 
 
 @primitive(cost=2, shape="keep")
+def mirror_at_line(g: Grid) -> Grid | None:
+    """Reflect the drawing across the one full one-colour line (row or column), over zeros."""
+    for t in (g, g.T):
+        lines = [y for y in range(t.shape[0]) if t[y, 0] != 0 and (t[y] == t[y, 0]).all()]
+        if len(lines) != 1:
+            continue
+        r, out = lines[0], t.copy()
+        ys, xs = np.nonzero(t)
+        keep = (ys != r) & (2 * r - ys >= 0) & (2 * r - ys < t.shape[0])
+        my, mx = 2 * r - ys[keep], xs[keep]
+        free = out[my, mx] == 0
+        out[my[free], mx[free]] = t[ys[keep][free], xs[keep][free]]
+        if np.array_equal(out, t):
+            return None
+        return out if t is g else out.T.copy()
+    return None
+
+
+@primitive(cost=2, shape="keep")
 def centre_lines(g: Grid) -> Grid | None:
     """Draw a marker-coloured row and column over zeros through the centre of each object's box."""
     out = g.copy()
