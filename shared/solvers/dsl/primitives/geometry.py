@@ -169,9 +169,9 @@ def compress(g: Grid) -> Grid:
     return g[:, keep_c].copy()
 
 
-@primitive(cost=1.5, shape="change")
-def crop_frame(g: Grid) -> Grid | None:
-    """The inside of the largest rectangular frame (a box outline of one colour, 3 x 3 or more)."""
+@primitive(cost=1.5, params=((True,), (False,)), shape="change")
+def crop_frame(g: Grid, inside: bool) -> Grid | None:
+    """The largest rectangular frame (a box outline of one colour, 3 x 3 or more), or just its inside."""
     best, area = None, 0
     for ys, xs in components(g, True, True):
         y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
@@ -184,7 +184,7 @@ def crop_frame(g: Grid) -> Grid | None:
     if best is None:
         return None
     y0, y1, x0, x1 = best
-    return g[y0 + 1:y1, x0 + 1:x1].copy()
+    return g[y0 + 1:y1, x0 + 1:x1].copy() if inside else g[y0:y1 + 1, x0:x1 + 1].copy()
 
 
 @primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change")
