@@ -260,6 +260,28 @@ def outline(g: Grid) -> Grid:
 
 
 @primitive(cost=1.5, shape="keep")
+def interior(g: Grid) -> Grid | None:
+    """Keep only the non-zero cells whose four neighbours are all non-zero (erode by one cell)."""
+    p = np.pad(g != 0, 1)
+    inner = p[1:-1, 1:-1] & p[:-2, 1:-1] & p[2:, 1:-1] & p[1:-1, :-2] & p[1:-1, 2:]
+    return np.where(inner, g, 0).astype(np.uint8) if inner.any() else None
+
+
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep")
+def dilate(g: Grid, diagonal: bool) -> Grid | None:
+    """Grow every object by one cell: zero cells take the colour of a non-zero 4- (or 8-) neighbour."""
+    h, w = g.shape
+    p = np.pad(g, 1)
+    out = g.copy()
+    steps = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx) and (diagonal or not (dy and dx))]
+    for dy, dx in steps:
+        near = p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
+        free = (out == 0) & (near != 0)
+        out[free] = near[free]
+    return out if not np.array_equal(out, g) else None
+
+
+@primitive(cost=1.5, shape="keep")
 def border(g: Grid) -> Grid:
     """Mark the outermost ring of cells."""
     out = g.copy()
