@@ -194,17 +194,13 @@ class Search:
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
         order = fit_overlay_order(demo, self.outputs)
         if order is not None:
-            preds = [overlay_order(t, order) for t in test]
-            if all(p is not None for p in preds):
-                node = call("overlay_order", self.node(sid), args=(order,))
-                self._offer(Candidate(node, "fitted", cost + 1.5, preds, self.n_demo))
+            node = call("overlay_order", self.node(sid), args=(order,))
+            self._offer(Candidate(node, "fitted", cost + 1.5, [overlay_order(t, order) for t in test], self.n_demo))
         found = fit_part_table(demo, self.outputs, test)
         if found is not None:
-            preds = [part_table(t, *found) for t in test]
-            if all(p is not None for p in preds):
-                node = call("part_table", self.node(sid), args=found)
-                self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]), preds,
-                                                 self.n_demo))
+            node = call("part_table", self.node(sid), args=found)
+            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]),
+                                  [part_table(t, *found) for t in test], self.n_demo))
 
     def _check(self, sid: int, values: tuple, cost: float) -> None:
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
@@ -212,7 +208,7 @@ class Search:
         if table is not None:
             node = call("lookup", self.node(sid), args=(table,))
             self._offer(Candidate(node, "fitted", cost + 3 + len(table), [lookup(t, table) for t in test],
-                                             self.n_demo))
+                                  self.n_demo))
         if [v.shape for v in demo] != self.out_shapes:
             self._fit_resizing(sid, demo, test, cost)
         else:
@@ -234,22 +230,18 @@ class Search:
             if mapping:
                 node = call("recolor", node, args=(mapping,))
                 preds = [recolor(p, mapping) for p in preds]
-            if all(p is not None for p in preds):
-                self._offer(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
+            self._offer(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
         if self.select_fits < MAX_SELECT_FITS and all(v.size > o.size for v, o in zip(demo, self.outputs, strict=True)):
             self.select_fits += 1
             found = fit_select_object(demo, self.outputs)
             if found is not None:
-                preds = [select_object(t, *found) for t in test]
-                if all(p is not None for p in preds):
-                    node = call("select_object", self.node(sid), args=found)
-                    self._offer(Candidate(node, "fitted", cost + 2, preds, self.n_demo))
+                node = call("select_object", self.node(sid), args=found)
+                self._offer(Candidate(node, "fitted", cost + 2, [select_object(t, *found) for t in test], self.n_demo))
 
     def _fit_sized(self, sid: int, demo: list, test: list, cost: float) -> None:
         """A state the size of the outputs: exact, or finished by a learned recolour or local rule."""
         if all(np.array_equal(v, o) for v, o in zip(demo, self.outputs, strict=True)):
-            if all(t.max() < MARKER for t in test):
-                self._offer(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
+            self._offer(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
             return
         if len(self.sized) < MAX_SIZED:
             self.sized.append(Sized(sid, cost, demo, test))
@@ -258,8 +250,7 @@ class Search:
             node = call("recolor", self.node(sid), args=(mapping,))
             preds = [recolor(t, mapping) for t in test]
             if all(p is not None for p in preds):
-                self._offer(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds,
-                                                 self.n_demo))
+                self._offer(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds, self.n_demo))
                 return
         if self.rule_fits >= MAX_RULE_FITS:
             return
@@ -267,14 +258,13 @@ class Search:
         for kind, prop, table in fit_recolor_objects(demo, self.outputs, test):
             node = call("recolor_objects", self.node(sid), args=(kind, prop, table))
             preds = [recolor_objects(t, kind, prop, table) for t in test]
-            if all(p is not None for p in preds):
-                self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
+            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
         stamps = fit_stamp(demo, self.outputs)
         if stamps is not None:
             node = call("stamp", self.node(sid), args=(stamps,))
             size = sum(len(m) for m in stamps.values())
             self._offer(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
-                                             self.n_demo))
+                                  self.n_demo))
         if self.cell_fits < MAX_CELL_FITS[1] and self.cell_time < self.cell_allowance:
             wide = self.cell_fits < MAX_CELL_FITS[0]
             self.cell_fits += 1
@@ -286,7 +276,7 @@ class Search:
                 node = call("cell_rule", self.node(sid), args=(names, table))
                 preds = [cell_rule(t, names, table) for t in test]
                 self._offer(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
-                                                 self.n_demo))
+                                      self.n_demo))
         found = 0
         for rank, kind in enumerate(local_rule_kinds()):
             if kind == "cell" or time.monotonic() > self.deadline:

@@ -189,10 +189,10 @@ def flood_rooms(g: Grid) -> Grid | None:
     if not counts.any():
         return None
     wall = int(counts.argmax())
-    lab, n = ndimage.label(g != wall)
+    lab, _ = ndimage.label(g != wall)
     out = g.copy()
-    for region in ndimage.find_objects(lab):
-        sub, mine = out[region], lab[region] == lab[region][lab[region] > 0][0]
+    for i, region in enumerate(ndimage.find_objects(lab), 1):
+        sub, mine = out[region], lab[region] == i
         colours = set(np.unique(sub[mine]).tolist()) - {0}
         if len(colours) == 1:
             sub[mine & (sub == 0)] = colours.pop()
@@ -402,6 +402,15 @@ def halo(g: Grid, diagonal: bool) -> Grid | None:
     return np.where(ring, MARKER, g).astype(np.uint8)
 
 
+def _swap_two(m: Grid) -> Grid:
+    """The two non-zero colours of m exchanged (m itself when it has another number of colours)."""
+    colours = np.unique(m[m != 0])
+    if len(colours) != 2:
+        return m
+    a, b = colours
+    return np.where(m == a, b, np.where(m == b, a, m)).astype(np.uint8)
+
+
 # how each_object changes an object's box: flips and turns, "invert" (empty box cells take the
 # object's colour, its cells empty), "swap" (its two colours exchanged); "fill_box" is in each_object
 _IN_PLACE = {
@@ -410,17 +419,8 @@ _IN_PLACE = {
     "rotate180": lambda m: m[::-1, ::-1],
     "transpose": lambda m: m.T if m.shape[0] == m.shape[1] else None,
     "invert": lambda m: np.where(m == 0, np.bincount(m.ravel(), minlength=16)[1:].argmax() + 1, 0).astype(np.uint8),
-    "swap": lambda m: _swap_two(m),
+    "swap": _swap_two,
 }
-
-
-def _swap_two(m: Grid) -> Grid:
-    """The two non-zero colours of m exchanged (m itself when it has another number of colours)."""
-    colours = np.unique(m[m != 0])
-    if len(colours) != 2:
-        return m
-    a, b = colours
-    return np.where(m == a, b, np.where(m == b, a, m)).astype(np.uint8)
 
 
 @primitive(cost=2, params=tuple((k,) for k in (*_IN_PLACE, "fill_box")), shape="keep")
