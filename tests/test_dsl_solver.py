@@ -119,6 +119,17 @@ def _mark_inner_even_cells(g):
     return np.where((g != 0) & (ys % 2 == 0) & (xs % 2 == 0) & inner, 5, g).astype(np.uint8)
 
 
+def _fall_on_own_background(g):
+    """Cells of 5 fall to the bottom through a background whose colour is the grid's commonest."""
+    bg = np.bincount(g.ravel(), minlength=10).argmax()
+    return np.where(np.sort(g == 5, axis=0), 5, bg).astype(np.uint8)
+
+
+def _fives_on(rng):
+    """Scattered cells of 5 on a background of 6, 7, 8 or 9, chosen for each grid."""
+    return np.where(_sparse(rng, colours=(5,)) == 0, rng.choice([6, 7, 8, 9]), 5).astype(np.uint8)
+
+
 FIXTURES = {
     "mirror": (lambda g: g[:, ::-1].copy(), _sparse),
     "recolour": (lambda g: np.array([0, 2, 1, 3], dtype=np.uint8)[g], _sparse),
@@ -135,6 +146,8 @@ FIXTURES = {
     # the same on a background of 7: solved on the pass that swaps the background to 0
     "fall_down_on_7": (lambda g: np.where(np.sort(g % 7, axis=0) == 0, 7, 5).astype(np.uint8),
                        lambda rng: np.where(_sparse(rng, colours=(5,)) == 0, 7, 5).astype(np.uint8)),
+    # the background colour changes from pair to pair: solved with each grid's own swapped to 0
+    "fall_down_on_own_background": (_fall_on_own_background, _fives_on),
 }
 
 
@@ -162,6 +175,17 @@ def test_solves_fixture_within_budget(solver, name):
         assert same(rerun, pred.attempts[i][0]), trace["program"]
     for pair in task.train:
         assert same(run_source(trace["program"], pair.input), pair.output)
+
+
+def test_a_background_that_changes_between_pairs_is_swapped_per_pair(solver):
+    task, answers = _task(_fall_on_own_background, _fives_on, seed=4)
+    backgrounds = {int(np.bincount(p.input.ravel()).argmax()) for p in task.train + task.test}
+    assert len(backgrounds) > 1
+    pred = solver.solve(task, 8.0)
+    assert pred.trace["passes"][0]["augmentation"] == "own-background"
+    assert same(pred.attempts[0][0], answers[0])
+    assert "background_to_zero(I)" in pred.trace["program"]
+    assert same(run_source(pred.trace["program"], task.test[0].input), answers[0])
 
 
 def test_an_exhausted_depth_deepens_the_search():

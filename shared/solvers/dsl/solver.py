@@ -12,6 +12,7 @@ partial results themselves.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,11 +23,12 @@ from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.fit import fit_cell_tree
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.primitives.cellrule import cell_rule
+from shared.solvers.dsl.primitives.colour import background, background_from, background_to_zero
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.search import FIRM, Candidate, Search
 from shared.solvers.dsl.size import predict_sizes
-from shared.tasks import Task
+from shared.tasks import Pair, Task
 
 # which primitive performs each dihedral element of shared.grids.d8, found by testing
 _PROBE = np.arange(6, dtype=np.uint8).reshape(2, 3)
@@ -36,16 +38,39 @@ _D8_PRIM = {k: next(n for n in ("rotate90", "rotate180", "rotate270", "transpose
 
 
 FIRST_PASS_SHARE = 0.7  # of the budget; the later passes only run while the task is unsolved
+OWN_BACKGROUND = 0.6    # share of its grid that each background must cover for a per-pair swap
 MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not get past the shallow part
 
 
-def _passes(task: Task) -> list[Augmentation]:
+@dataclass(frozen=True)
+class OwnBackground:
+    """Each grid's own background colour swapped with 0 (a demo output by its input's): the view
+    of a task whose background colour changes from pair to pair. Answers swap back by their input."""
+
+    id: str = "own-background"
+    is_identity: bool = False
+
+    def apply(self, task: Task) -> Task:
+        def pair(p: Pair) -> Pair:
+            out = None if p.output is None else background_from(p.output, p.input)
+            return Pair(background_to_zero(p.input), out)
+
+        return Task(task.id, tuple(map(pair, task.train)), tuple(map(pair, task.test)), task.source)
+
+
+def _passes(task: Task) -> list:
     """Search passes in order: the task as given, or first with its background swapped to 0
-    (primitives treat 0 as background), then transposed (reading order, row-first splits)."""
+    (primitives treat 0 as background; each pair's own when it changes between pairs and
+    covers most of every grid), then
+    transposed (reading order, row-first splits)."""
     counts = np.bincount(np.concatenate([p.input.ravel() for p in task.train]), minlength=10)
     bg = int(np.argmax(counts))
     if bg == 0:
         return [Augmentation(), Augmentation(4)]
+    grids = [p.input for p in task.train + task.test]
+    if len({background(g) for g in grids}) > 1 and all(np.bincount(g.ravel()).max() > OWN_BACKGROUND * g.size
+                                                       for g in grids):
+        return [OwnBackground(), Augmentation(), Augmentation(4)]
     perm = list(range(10))
     perm[0], perm[bg] = bg, 0
     return [Augmentation(0, tuple(perm)), Augmentation(), Augmentation(4)]
@@ -67,10 +92,14 @@ def _wrap(node: Node, aug: Augmentation) -> Node:
     return out
 
 
-def _unaugment(c: Candidate, aug: Augmentation) -> Candidate:
-    """A candidate found on an augmented task, as one for the original task."""
+def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
+    """A candidate found on an augmented task, as one for the original task (whose test inputs are `tests`)."""
     if aug.is_identity:
         return c
+    if isinstance(aug, OwnBackground):
+        preds = [background_from(p, t) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
+        node = call("background_from", rebase(c.node, call("background_to_zero", INPUT)), INPUT)
+        return Candidate(node, c.kind, c.cost + 0.5, preds, c.explained)
     preds = [aug.invert_grid(p) if p is not None else None for p in c.preds]
     return Candidate(_wrap(c.node, aug), c.kind, c.cost + 0.5, preds, c.explained)
 
@@ -115,6 +144,7 @@ class DslSolver:
             candidates.append(Candidate(const, "exact", 1.0, [outputs[0].copy() for _ in task.test], len(outputs)))
 
         passes = _passes(task) if self.augment else [Augmentation()]
+        tests = [p.input for p in task.test]
         best_search = None
         for i, aug in enumerate(passes):
             # a learned rule alone may be a coincidence: the other passes still look for a program
@@ -126,12 +156,12 @@ class DslSolver:
             trace["passes"].append(self._pass_trace(aug.id, search))
             if best_search is None:
                 best_search, best_aug = search, aug
-            candidates += [_unaugment(c, aug) for c in cands]
+            candidates += [_unaugment(c, aug, tests) for c in cands]
 
         best = rank(candidates, sizes)
         if len(best) < 2:
             # too few answers: guesses fill the free attempts
-            guesses = [_unaugment(g, best_aug) for g in _guesses(best_search, start + budget_s * 0.95)]
+            guesses = [_unaugment(g, best_aug, tests) for g in _guesses(best_search, start + budget_s * 0.95)]
             best = rank(candidates + guesses, sizes) or guesses[:1]
         attempts = [[c.preds[i] for c in best if c.preds[i] is not None] for i in range(len(task.test))]
         trace.update({

@@ -27,6 +27,26 @@ def _ranked_colours(g: Grid) -> list[int]:
     return sorted(present, key=lambda c: (-counts[c], c))
 
 
+def _swap_with_zero(g: Grid, c: int) -> Grid:
+    out = g.copy()
+    if c:
+        out[g == c] = 0
+        out[g == 0] = c
+    return out
+
+
+@primitive(search=False, shape="keep")
+def background_to_zero(g: Grid) -> Grid:
+    """Swap the grid's background colour with 0 (the search's view of a task whose background varies)."""
+    return _swap_with_zero(g, background(g))
+
+
+@primitive(search=False, shape="keep")
+def background_from(g: Grid, ref: Grid) -> Grid:
+    """Swap 0 with ref's background colour: undoes background_to_zero(ref) on an answer."""
+    return _swap_with_zero(g, background(ref))
+
+
 @primitive(cost=2, params="colours", shape="keep")
 def keep_colour(g: Grid, c: Color) -> Grid | None:
     """Keep only the cells of colour c; everything else becomes 0."""
@@ -179,3 +199,21 @@ def histogram(g: Grid) -> Grid | None:
     for j, c in enumerate(order):
         out[:counts[c], j] = c
     return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def recolour_nearest(g: Grid, c: Color) -> Grid | None:
+    """Cells of colour c take the colour of the nearest cell of another non-zero colour (a tie: unchanged)."""
+    ys, xs = np.nonzero(g == c)
+    oy, ox = np.nonzero((g != c) & (g != 0))
+    if not len(ys) or not len(oy):
+        return None
+    d = (ys[:, None] - oy[None, :]) ** 2 + (xs[:, None] - ox[None, :]) ** 2
+    nearest = d.min(axis=1, keepdims=True)
+    out = g.copy()
+    for k in range(len(ys)):
+        colours = set(g[oy[d[k] == nearest[k]], ox[d[k] == nearest[k]]].tolist())
+        if len(colours) == 1:
+            out[ys[k], xs[k]] = colours.pop()
+    return out
+

@@ -447,3 +447,77 @@ def each_object(g: Grid, how: str) -> Grid | None:
         box[new != 0] = new[new != 0]
         changed |= not np.array_equal(new, crop)
     return out if changed else None
+
+
+@primitive(cost=2, shape="keep")
+def attract(g: Grid) -> Grid | None:
+    """Every object moves straight towards the largest one (the one it faces) until it touches something."""
+    comps = components(g)
+    if not 2 <= len(comps) <= 40:
+        return None
+    sizes = [len(ys) for ys, _ in comps]
+    big = int(np.argmax(sizes))
+    if sizes.count(sizes[big]) > 1:
+        return None
+    by, bx = comps[big]
+    out = g.copy()
+    moved = False
+    # the nearest objects first, so that the ones behind them stack up against them
+    order = sorted((k for k in range(len(comps)) if k != big),
+                   key=lambda k: min(abs(comps[k][0].mean() - by.mean()), abs(comps[k][1].mean() - bx.mean())))
+    for k in order:
+        ys, xs = comps[k]
+        if ys.max() >= by.min() and ys.min() <= by.max():
+            dy, dx = 0, (1 if xs.max() < bx.min() else -1 if xs.min() > bx.max() else 0)
+        elif xs.max() >= bx.min() and xs.min() <= bx.max():
+            dy, dx = (1 if ys.max() < by.min() else -1 if ys.min() > by.max() else 0), 0
+        else:
+            continue
+        if not dy and not dx:
+            continue
+        colours = out[ys, xs].copy()
+        out[ys, xs] = 0
+        step = 0
+        while True:
+            ny, nx = ys + dy * (step + 1), xs + dx * (step + 1)
+            if ny.min() < 0 or nx.min() < 0 or ny.max() >= g.shape[0] or nx.max() >= g.shape[1] or out[ny, nx].any():
+                break
+            step += 1
+        out[ys + dy * step, xs + dx * step] = colours
+        moved = moved or step > 0
+    return out if moved else None
+
+
+def _corner_box(g: Grid) -> tuple[int, int, int, int, int] | None:
+    """(colour, top, left, bottom, right) of the one colour whose four cells are a rectangle's corners."""
+    found = None
+    for c in np.unique(g):
+        ys, xs = np.nonzero(g == c)
+        if c == 0 or len(ys) != 4:
+            continue
+        y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
+        if y1 - y0 >= 2 and x1 - x0 >= 2 and set(zip(ys.tolist(), xs.tolist())) == {(y0, x0), (y0, x1), (y1, x0), (y1, x1)}:
+            if found is not None:
+                return None
+            found = (int(c), int(y0), int(x0), int(y1), int(x1))
+    return found
+
+
+@primitive(cost=2, shape="keep")
+def move_into_corners(g: Grid) -> Grid | None:
+    """Move everything else as one block to the middle of the box marked by four corner cells of one colour."""
+    box = _corner_box(g)
+    if box is None:
+        return None
+    c, y0, x0, y1, x1 = box
+    ys, xs = np.nonzero((g != 0) & (g != c))
+    if not len(ys):
+        return None
+    h, w = ys.max() - ys.min() + 1, xs.max() - xs.min() + 1
+    if h > y1 - y0 - 1 or w > x1 - x0 - 1:
+        return None
+    ty, tx = y0 + 1 + (y1 - y0 - 1 - h) // 2, x0 + 1 + (x1 - x0 - 1 - w) // 2
+    out = g.copy()
+    out[ys, xs] = 0
+    out[ys - ys.min() + ty, xs - xs.min() + tx] = g[ys, xs]
+    return out
