@@ -496,7 +496,8 @@ def _corner_box(g: Grid) -> tuple[int, int, int, int, int] | None:
         if c == 0 or len(ys) != 4:
             continue
         y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
-        if y1 - y0 >= 2 and x1 - x0 >= 2 and set(zip(ys.tolist(), xs.tolist())) == {(y0, x0), (y0, x1), (y1, x0), (y1, x1)}:
+        corners = {(y0, x0), (y0, x1), (y1, x0), (y1, x1)}
+        if y1 - y0 >= 2 and x1 - x0 >= 2 and set(zip(ys.tolist(), xs.tolist(), strict=True)) == corners:
             if found is not None:
                 return None
             found = (int(c), int(y0), int(x0), int(y1), int(x1))
