@@ -174,11 +174,15 @@ def fill_empty_squares(g: Grid, k: int) -> Grid | None:
     full = (z[k:, k:] - z[:-k, k:] - z[k:, :-k] + z[:-k, :-k]) == k * k  # block with top-left (y, x)
     if not full.any():
         return None
-    out = g.copy()
-    for y, x in zip(*np.nonzero(full), strict=True):
-        if (out[y:y + k, x:x + k] == 0).all():
-            out[y:y + k, x:x + k] = MARKER
-    return out
+    free = (g == 0).tolist()  # plain lists: the greedy pass looks at a few cells per block
+    span = range(k)
+    ys, xs = np.nonzero(full)
+    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+        rows = free[y:y + k]
+        if all(row[x + j] for row in rows for j in span):
+            for row in rows:
+                row[x:x + k] = [False] * k
+    return np.where((g == 0) & ~np.array(free), MARKER, g).astype(np.uint8)
 
 
 @primitive(cost=1.5, shape="keep")
