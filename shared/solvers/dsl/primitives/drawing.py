@@ -526,3 +526,23 @@ def move_into_corners(g: Grid) -> Grid | None:
     out[ys, xs] = 0
     out[ys - ys.min() + ty, xs - xs.min() + tx] = g[ys, xs]
     return out
+
+
+@primitive(cost=2, shape="keep")
+def repeat_lines(g: Grid) -> Grid | None:
+    """Two cells start lines across the grid's short side, repeated in turn at their spacing to the far edge."""
+    ys, xs = np.nonzero(g)
+    if len(ys) != 2:
+        return None
+    turn = g.shape[0] > g.shape[1]  # work with columns: lines run down, repeat to the right
+    if turn:
+        g, ys, xs = g.T, xs, ys
+    (a, b) = np.argsort(xs, kind="stable")
+    step = xs[b] - xs[a]
+    if step == 0:
+        return None
+    out = np.zeros_like(g)
+    colours = (g[ys[a], xs[a]], g[ys[b], xs[b]])
+    for k, x in enumerate(range(xs[a], g.shape[1], step)):
+        out[:, x] = colours[k % 2]
+    return np.ascontiguousarray(out.T if turn else out)
