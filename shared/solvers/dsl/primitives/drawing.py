@@ -546,3 +546,34 @@ def repeat_lines(g: Grid) -> Grid | None:
     for k, x in enumerate(range(xs[a], g.shape[1], step)):
         out[:, x] = colours[k % 2]
     return np.ascontiguousarray(out.T if turn else out)
+
+
+@primitive(cost=2, shape="keep")
+def gather_to_lines(g: Grid) -> Grid | None:
+    """Each shape moves straight to touch the one line of its own colour; shapes with no such line vanish."""
+    lines, rest = [], []
+    for ys, xs in components(g, diagonal=False, by_colour=True):
+        if len(ys) >= 3 and (ys == ys[0]).all():
+            lines.append((g[ys[0], xs[0]], 0, ys[0], ys, xs))
+        elif len(ys) >= 3 and (xs == xs[0]).all():
+            lines.append((g[ys[0], xs[0]], 1, xs[0], ys, xs))
+        else:
+            rest.append((ys, xs))
+    if not lines or not rest:
+        return None
+    out = np.zeros_like(g)
+    for c, _, _, ys, xs in lines:
+        out[ys, xs] = c
+    for ys, xs in rest:
+        c = g[ys[0], xs[0]]
+        mine = [(axis, at) for colour, axis, at, _, _ in lines if colour == c]
+        if len(mine) != 1:
+            continue
+        axis, at = mine[0]
+        pos = (ys, xs)[axis]
+        shift = at + 1 - pos.min() if pos.min() > at else at - 1 - pos.max() if pos.max() < at else None
+        if shift is None:
+            return None
+        ny, nx = (ys + shift, xs) if axis == 0 else (ys, xs + shift)
+        out[ny, nx] = c
+    return out if not np.array_equal(out, g) else None
