@@ -577,3 +577,33 @@ def gather_to_lines(g: Grid) -> Grid | None:
         ny, nx = (ys + shift, xs) if axis == 0 else (ys, xs + shift)
         out[ny, nx] = c
     return out if not np.array_equal(out, g) else None
+
+
+@primitive(cost=2, shape="keep")
+def mirror_at_marker(g: Grid) -> Grid | None:
+    """A shape of two colours is mirrored onto the side where its rarer colour touches it (that colour goes)."""
+    colours = [c for c in np.unique(g) if c]
+    if len(colours) != 2:
+        return None
+    counts = [(g == c).sum() for c in colours]
+    if counts[0] == counts[1]:
+        return None
+    mark, main = (colours[0], colours[1]) if counts[0] < counts[1] else (colours[1], colours[0])
+    my, mx = np.nonzero(g == mark)
+    sy, sx = np.nonzero(g == main)
+    out = np.where(g == mark, 0, g)
+    h, w = g.shape
+    if mx.min() > sx.max():
+        ny, nx = sy, 2 * mx.min() - 1 - sx
+    elif mx.max() < sx.min():
+        ny, nx = sy, 2 * mx.max() + 1 - sx
+    elif my.min() > sy.max():
+        ny, nx = 2 * my.min() - 1 - sy, sx
+    elif my.max() < sy.min():
+        ny, nx = 2 * my.max() + 1 - sy, sx
+    else:
+        return None
+    if ny.min() < 0 or nx.min() < 0 or ny.max() >= h or nx.max() >= w:
+        return None
+    out[ny, nx] = main
+    return out
