@@ -81,6 +81,26 @@ def spread_cell(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=1.5, shape="keep")
+def stamp_first_cell(g: Grid) -> Grid | None:
+    """Cut along separator lines; the first cell's shape is drawn in the line colour into every other cell's zeros."""
+    cuts = _line_cuts(g)
+    if cuts is None:
+        return None
+    ry, rx = cuts
+    spans = [(a, b, p, q) for a, b in ry for p, q in rx]
+    if len({(b - a, q - p) for a, b, p, q in spans}) != 1:
+        return None
+    a0, b0, p0, q0 = spans[0]
+    shape = g[a0:b0, p0:q0] != 0
+    line = g[ry[0][1], p0] if len(ry) > 1 else g[a0, rx[0][1]]
+    out = g.copy()
+    for a, b, p, q in spans[1:]:
+        cell = out[a:b, p:q]
+        cell[(cell == 0) & shape] = line
+    return out if shape.any() else None
+
+
 def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
     if n % k == 0:
         s = n // k
