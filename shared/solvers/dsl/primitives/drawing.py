@@ -607,3 +607,34 @@ def mirror_at_marker(g: Grid) -> Grid | None:
         return None
     out[ny, nx] = main
     return out
+
+
+@primitive(cost=1.5, shape="keep")
+def fill_open_lines(g: Grid) -> Grid | None:
+    """Mark the inside of every row and column that is empty between its two end cells."""
+    h, w = g.shape
+    if h < 3 or w < 3:
+        return None
+    rows = ~g[:, 1:-1].any(axis=1)
+    cols = ~g[1:-1, :].any(axis=0)
+    if not rows.any() and not cols.any():
+        return None
+    out = g.copy()
+    out[rows, 1:-1] = MARKER
+    out[1:-1, cols] = MARKER
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def mark_in_box(g: Grid, c: Color) -> Grid | None:
+    """Mark the cells of other non-zero colours inside the bounding box of colour c."""
+    ys, xs = np.nonzero(g == c)
+    if not len(ys):
+        return None
+    box = g[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    hit = (box != 0) & (box != c)
+    if not hit.any():
+        return None
+    out = g.copy()
+    out[ys.min():ys.max() + 1, xs.min():xs.max() + 1][hit] = MARKER
+    return out
