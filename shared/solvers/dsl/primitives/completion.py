@@ -163,6 +163,19 @@ def complete_zeros(g: Grid, how: str) -> Grid | None:
     return _periodic_fill(g, 0) if how == "pattern" else _symmetry_complete(g, 0)
 
 
+def mirror_fill(box: Grid) -> Grid | None:
+    """box with its zeros filled from its mirror images (and quarter turns when square); None on a clash."""
+    images = [box[::-1], box[:, ::-1], box[::-1, ::-1]]
+    if box.shape[0] == box.shape[1]:
+        images += [box.T, box.T[::-1], box.T[:, ::-1], box.T[::-1, ::-1]]
+    filled = box.copy()
+    for im in images:
+        if ((filled != 0) & (im != 0) & (filled != im)).any():
+            return None
+        filled = np.where(filled == 0, im, filled)
+    return filled
+
+
 @primitive(cost=2, shape="keep")
 def symmetrize(g: Grid) -> Grid | None:
     """Fill the zeros of the content's box from its mirror images (and quarter turns when square)."""
@@ -171,16 +184,8 @@ def symmetrize(g: Grid) -> Grid | None:
         return None
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     box = g[y0:y1, x0:x1]
-    images = [box[::-1], box[:, ::-1], box[::-1, ::-1]]
-    if box.shape[0] == box.shape[1]:
-        images += [box.T, box.T[::-1], box.T[:, ::-1], box.T[::-1, ::-1]]
-    filled = box.copy()
-    for im in images:
-        clash = (filled != 0) & (im != 0) & (filled != im)
-        if clash.any():
-            return None
-        filled = np.where(filled == 0, im, filled)
-    if np.array_equal(filled, box):
+    filled = mirror_fill(box)
+    if filled is None or np.array_equal(filled, box):
         return None
     out = g.copy()
     out[y0:y1, x0:x1] = filled

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from shared.solvers.dsl.primitives.completion import mirror_fill
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
@@ -417,6 +418,10 @@ def _swap_two(m: Grid) -> Grid:
 
 # how each_object changes an object's box: flips and turns, "invert" (empty box cells take the
 # object's colour, its cells empty), "swap" (its two colours exchanged); "fill_box" is in each_object
+def _or_same(new: Grid | None, m: Grid) -> Grid:
+    return m if new is None else new
+
+
 _IN_PLACE = {
     "flip_lr": lambda m: m[:, ::-1],
     "flip_ud": lambda m: m[::-1],
@@ -424,6 +429,7 @@ _IN_PLACE = {
     "transpose": lambda m: m.T if m.shape[0] == m.shape[1] else None,
     "invert": lambda m: np.where(m == 0, np.bincount(m.ravel(), minlength=16)[1:].argmax() + 1, 0).astype(np.uint8),
     "swap": _swap_two,
+    "symmetric": lambda m: _or_same(mirror_fill(m), m),
 }
 
 
