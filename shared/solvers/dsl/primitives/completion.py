@@ -185,7 +185,7 @@ def symmetrize(g: Grid) -> Grid | None:
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     box = g[y0:y1, x0:x1]
     filled = mirror_fill(box)
-    if filled is None or np.array_equal(filled, box):
+    if filled is None:
         return None
     out = g.copy()
     out[y0:y1, x0:x1] = filled

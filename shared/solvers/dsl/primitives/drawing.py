@@ -59,6 +59,18 @@ def fill_enclosed(g: Grid) -> Grid:
 
 
 @primitive(cost=1.5, shape="keep")
+def fill_square_holes(g: Grid) -> Grid | None:
+    """Mark the holes (zero regions that cannot reach the border) shaped as a full square."""
+    lab, _ = ndimage.label((g == 0) & ~_outside_zeros(g))
+    out = g.copy()
+    for i, box in enumerate(ndimage.find_objects(lab), 1):
+        region = lab[box] == i
+        if region.shape[0] == region.shape[1] and region.all():
+            out[box] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep")
 def fill_holes_own(g: Grid) -> Grid | None:
     """Fill the zero cells that cannot reach the border with the colour of the nearest non-zero cell."""
     holes = (g == 0) & ~_outside_zeros(g)
@@ -201,7 +213,7 @@ def flood_rooms(g: Grid) -> Grid | None:
         colours = set(np.unique(sub[mine]).tolist()) - {0}
         if len(colours) == 1:
             sub[mine & (sub == 0)] = colours.pop()
-    return out if not np.array_equal(out, g) else None
+    return out
 
 
 @primitive(cost=2, shape="keep")
@@ -227,15 +239,13 @@ def mirror_at_line(g: Grid) -> Grid | None:
 def centre_lines(g: Grid) -> Grid | None:
     """Draw a marker-coloured row and column over zeros through the centre of each object's box."""
     out = g.copy()
-    drawn = False
     for ys, xs in components(g, True, False):
         if (ys.min() + ys.max()) % 2 or (xs.min() + xs.max()) % 2:
             continue  # an even-sized box has no centre cell
         cy, cx = (ys.min() + ys.max()) // 2, (xs.min() + xs.max()) // 2
         for line in (out[cy], out[:, cx]):
             line[line == 0] = MARKER
-        drawn = True
-    return out if drawn else None
+    return out
 
 
 @primitive(cost=1.5, shape="keep")
@@ -283,7 +293,7 @@ def dilate(g: Grid, diagonal: bool) -> Grid | None:
         near = p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
         free = (out == 0) & (near != 0)
         out[free] = near[free]
-    return out if not np.array_equal(out, g) else None
+    return out
 
 
 @primitive(cost=1.5, shape="keep")
@@ -440,7 +450,6 @@ def each_object(g: Grid, how: str) -> Grid | None:
     if not comps:
         return None
     out = g.copy()
-    changed = False
     for ys, xs in comps:
         y0, x0 = ys.min(), xs.min()
         crop = np.zeros((ys.max() - y0 + 1, xs.max() - x0 + 1), dtype=np.uint8)
@@ -455,8 +464,7 @@ def each_object(g: Grid, how: str) -> Grid | None:
         box = out[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
         box[crop != 0] = 0
         box[new != 0] = new[new != 0]
-        changed |= not np.array_equal(new, crop)
-    return out if changed else None
+    return out
 
 
 @primitive(cost=2, shape="keep")
@@ -471,7 +479,6 @@ def attract(g: Grid) -> Grid | None:
         return None
     by, bx = comps[big]
     out = g.copy()
-    moved = False
     # the nearest objects first, so that the ones behind them stack up against them
     order = sorted((k for k in range(len(comps)) if k != big),
                    key=lambda k: min(abs(comps[k][0].mean() - by.mean()), abs(comps[k][1].mean() - bx.mean())))
@@ -494,8 +501,7 @@ def attract(g: Grid) -> Grid | None:
                 break
             step += 1
         out[ys + dy * step, xs + dx * step] = colours
-        moved = moved or step > 0
-    return out if moved else None
+    return out
 
 
 def _corner_box(g: Grid) -> tuple[int, int, int, int, int] | None:
@@ -582,7 +588,7 @@ def gather_to_lines(g: Grid) -> Grid | None:
             return None
         ny, nx = (ys + shift, xs) if axis == 0 else (ys, xs + shift)
         out[ny, nx] = c
-    return out if not np.array_equal(out, g) else None
+    return out
 
 
 @primitive(cost=2, shape="keep")
