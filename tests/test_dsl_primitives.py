@@ -182,6 +182,8 @@ CASES = {
     "least_colourful": [((G([1, 2]), G([3])), (), G([3]))],
     "unique_colour": [((G([1, 1]), G([2]), G([2])), (), G([1, 1])), (OBJS, (), None)],
     "unique_shape": [((G([1, 1]), G([2, 2]), G([3])), (), G([3]))],
+    "unique_symmetry": [((G([1, 2], [2, 1]), G([5, 6], [6, 5]), G([1, 2], [3, 4])), (), G([1, 2], [3, 4])),
+                        (OBJS, (), G([3, 3])), ((G([1]), G([2])), (), None)],
     "unique_part": [(OBJS, (), None), ((G([1]), G([1]), G([2])), (), G([2]))],
     "most_common": [(OBJS, (), G([2]))],
     "first": [(OBJS, (), OBJS[0])],

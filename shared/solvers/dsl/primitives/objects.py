@@ -209,6 +209,21 @@ def unique_shape(parts: Grids) -> Grid | None:
     return odd[0] if len(odd) == 1 and len(parts) > 2 else None
 
 
+def _symmetries(p: Grid) -> tuple:
+    square = p.shape[0] == p.shape[1]
+    return (np.array_equal(p, p[:, ::-1]), np.array_equal(p, p[::-1]), square and np.array_equal(p, p.T),
+            square and np.array_equal(p, p[::-1, ::-1].T))
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def unique_symmetry(parts: Grids) -> Grid | None:
+    """The one part whose mirror symmetries (left-right, up-down, the two diagonals) no other part shares."""
+    keys = [_symmetries(p) for p in parts]
+    counts = Counter(keys)
+    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
+    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+
+
 @primitive(GRIDS, GRID, cost=1.5)
 def unique_part(parts: Grids) -> Grid | None:
     """The one part that differs from all others (exact content)."""
