@@ -160,6 +160,15 @@ def diagonal(g: Grid) -> Grid | None:
     return np.diag(g.ravel()).astype(np.uint8)
 
 
+@primitive(cost=1.5, shape="change")
+def stretch_square(g: Grid) -> Grid | None:
+    """A row or column of n cells repeated into an n x n grid (a column's cells fill their rows)."""
+    if min(g.shape) != 1 or not 1 < g.size <= MAX_SIDE:
+        return None
+    n = g.size
+    return np.ascontiguousarray(np.broadcast_to(g, (n, n)))
+
+
 @primitive(cost=1)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""
