@@ -64,6 +64,21 @@ def cell_colours(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=1.5)
+def block_colours(g: Grid) -> Grid | None:
+    """Cut along empty rows and columns and give each block its most frequent non-zero colour: the layout as a grid."""
+    ry, rx = _separators(~g.any(axis=1)), _separators(~g.any(axis=0))
+    if len(ry) * len(rx) < 2 or len(ry) * len(rx) > MAX_PARTS:
+        return None
+    out = np.zeros((len(ry), len(rx)), dtype=np.uint8)
+    for i, (a, b) in enumerate(ry):
+        for j, (p, q) in enumerate(rx):
+            counts = np.bincount(g[a:b, p:q].ravel(), minlength=16)
+            counts[0] = 0
+            out[i, j] = counts.argmax()
+    return out
+
+
 @primitive(cost=1.5, shape="keep")
 def spread_cell(g: Grid) -> Grid | None:
     """Cut along separator lines; when one cell alone has content, copy it into every cell."""
