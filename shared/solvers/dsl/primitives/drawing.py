@@ -469,7 +469,7 @@ def each_object(g: Grid, how: str) -> Grid | None:
 
 @primitive(cost=2, shape="keep")
 def attract(g: Grid) -> Grid | None:
-    """Every object moves straight towards the largest one (the one it faces) until it touches something."""
+    """Every object moves towards the largest one (straight if it faces it, else diagonally) until it touches."""
     comps = components(g)
     if not 2 <= len(comps) <= 40:
         return None
@@ -488,8 +488,8 @@ def attract(g: Grid) -> Grid | None:
             dy, dx = 0, (1 if xs.max() < bx.min() else -1 if xs.min() > bx.max() else 0)
         elif xs.max() >= bx.min() and xs.min() <= bx.max():
             dy, dx = (1 if ys.max() < by.min() else -1 if ys.min() > by.max() else 0), 0
-        else:
-            continue
+        else:  # in line with neither side: diagonally
+            dy, dx = (1 if ys.max() < by.min() else -1), (1 if xs.max() < bx.min() else -1)
         if not dy and not dx:
             continue
         colours = out[ys, xs].copy()
