@@ -467,6 +467,35 @@ def each_object(g: Grid, how: str) -> Grid | None:
     return out
 
 
+def _towards(ys: np.ndarray, xs: np.ndarray, by: np.ndarray, bx: np.ndarray, diagonal: bool) -> tuple | None:
+    """The unit step from one cell set towards another: straight when they face each other, else diagonal."""
+    if ys.max() >= by.min() and ys.min() <= by.max():
+        return 0, (1 if xs.max() < bx.min() else -1 if xs.min() > bx.max() else 0)
+    if xs.max() >= bx.min() and xs.min() <= bx.max():
+        return (1 if ys.max() < by.min() else -1 if ys.min() > by.max() else 0), 0
+    if not diagonal:
+        return None
+    return (1 if ys.max() < by.min() else -1), (1 if xs.max() < bx.min() else -1)
+
+
+def _move_until_contact(out: Grid, ys: np.ndarray, xs: np.ndarray, dy: int, dx: int) -> None:
+    """Move the cells (ys, xs) of out in steps of (dy, dx) while the next place is empty and inside."""
+    h, w = out.shape
+    colours = out[ys, xs].copy()
+    out[ys, xs] = 0
+    step = 0
+    while True:
+        ny, nx = ys + dy * (step + 1), xs + dx * (step + 1)
+        if ny.min() < 0 or nx.min() < 0 or ny.max() >= h or nx.max() >= w or out[ny, nx].any():
+            break
+        step += 1
+    out[ys + dy * step, xs + dx * step] = colours
+
+
+def _gap(a: tuple, b: tuple) -> float:
+    return min(abs(a[0].mean() - b[0].mean()), abs(a[1].mean() - b[1].mean()))
+
+
 @primitive(cost=2, shape="keep")
 def attract(g: Grid) -> Grid | None:
     """Every object moves towards the largest one (straight if it faces it, else diagonally) until it touches."""
@@ -477,30 +506,31 @@ def attract(g: Grid) -> Grid | None:
     big = int(np.argmax(sizes))
     if sizes.count(sizes[big]) > 1:
         return None
-    by, bx = comps[big]
     out = g.copy()
     # the nearest objects first, so that the ones behind them stack up against them
-    order = sorted((k for k in range(len(comps)) if k != big),
-                   key=lambda k: min(abs(comps[k][0].mean() - by.mean()), abs(comps[k][1].mean() - bx.mean())))
-    for k in order:
-        ys, xs = comps[k]
-        if ys.max() >= by.min() and ys.min() <= by.max():
-            dy, dx = 0, (1 if xs.max() < bx.min() else -1 if xs.min() > bx.max() else 0)
-        elif xs.max() >= bx.min() and xs.min() <= bx.max():
-            dy, dx = (1 if ys.max() < by.min() else -1 if ys.min() > by.max() else 0), 0
-        else:  # in line with neither side: diagonally
-            dy, dx = (1 if ys.max() < by.min() else -1), (1 if xs.max() < bx.min() else -1)
-        if not dy and not dx:
-            continue
-        colours = out[ys, xs].copy()
-        out[ys, xs] = 0
-        step = 0
-        while True:
-            ny, nx = ys + dy * (step + 1), xs + dx * (step + 1)
-            if ny.min() < 0 or nx.min() < 0 or ny.max() >= g.shape[0] or nx.max() >= g.shape[1] or out[ny, nx].any():
-                break
-            step += 1
-        out[ys + dy * step, xs + dx * step] = colours
+    for k in sorted((k for k in range(len(comps)) if k != big), key=lambda k: _gap(comps[k], comps[big])):
+        step = _towards(*comps[k], *comps[big], diagonal=True)
+        if step != (0, 0):
+            _move_until_contact(out, *comps[k], *step)
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def attract_to(g: Grid, c: Color) -> Grid | None:
+    """Every object of other colours in line with a shape of colour c moves straight to the nearest such one."""
+    anchors = components(np.where(g == c, g, 0), True, False)
+    movers = components(np.where(g == c, 0, g), True, False)
+    if not anchors or not movers or len(anchors) * len(movers) > 400:
+        return None
+    out = g.copy()
+    pulls = []
+    for m in movers:
+        facing = [a for a in anchors if _towards(*m, *a, diagonal=False) not in (None, (0, 0))]
+        if facing:
+            near = min(facing, key=lambda a: _gap(m, a))
+            pulls.append((_gap(m, near), m, _towards(*m, *near, diagonal=False)))
+    for _, m, step in sorted(pulls, key=lambda p: p[0]):
+        _move_until_contact(out, *m, *step)
     return out
 
 
