@@ -652,6 +652,18 @@ def mirror_at_marker(g: Grid) -> Grid | None:
 
 
 @primitive(cost=1.5, shape="keep")
+def mark_empty_lines(g: Grid) -> Grid | None:
+    """Mark every row and every column that is all zeros."""
+    rows, cols = ~g.any(axis=1), ~g.any(axis=0)
+    if not rows.any() and not cols.any() or rows.all():
+        return None
+    out = g.copy()
+    out[rows] = MARKER
+    out[:, cols] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep")
 def fill_open_lines(g: Grid) -> Grid | None:
     """Mark the inside of every row and column that is empty between its two end cells."""
     h, w = g.shape
