@@ -478,17 +478,21 @@ def _towards(ys: np.ndarray, xs: np.ndarray, by: np.ndarray, bx: np.ndarray, dia
     return (1 if ys.max() < by.min() else -1), (1 if xs.max() < bx.min() else -1)
 
 
-def _move_until_contact(out: Grid, ys: np.ndarray, xs: np.ndarray, dy: int, dx: int) -> None:
-    """Move the cells (ys, xs) of out in steps of (dy, dx) while the next place is empty and inside."""
+def _move_until_contact(out: Grid, ys: np.ndarray, xs: np.ndarray, dy: int, dx: int, trail: bool = False) -> None:
+    """Move the cells (ys, xs) of out in steps of (dy, dx) while the next place is empty and inside
+    (with `trail`, a copy stays at every place passed: a line drawn up to the contact)."""
     h, w = out.shape
     colours = out[ys, xs].copy()
-    out[ys, xs] = 0
+    if not trail:
+        out[ys, xs] = 0
     step = 0
     while True:
         ny, nx = ys + dy * (step + 1), xs + dx * (step + 1)
         if ny.min() < 0 or nx.min() < 0 or ny.max() >= h or nx.max() >= w or out[ny, nx].any():
             break
         step += 1
+        if trail:
+            out[ny, nx] = colours
     out[ys + dy * step, xs + dx * step] = colours
 
 
@@ -518,6 +522,16 @@ def attract(g: Grid) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep")
 def attract_to(g: Grid, c: Color) -> Grid | None:
     """Every object of other colours in line with a shape of colour c moves straight to the nearest such one."""
+    return _pull_to(g, c, trail=False)
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def trail_to(g: Grid, c: Color) -> Grid | None:
+    """Every object of other colours in line with a shape of colour c draws itself straight up to the nearest one."""
+    return _pull_to(g, c, trail=True)
+
+
+def _pull_to(g: Grid, c: Color, trail: bool) -> Grid | None:
     anchors = components(np.where(g == c, g, 0), True, False)
     movers = components(np.where(g == c, 0, g), True, False)
     if not anchors or not movers or len(anchors) * len(movers) > 400:
@@ -530,7 +544,7 @@ def attract_to(g: Grid, c: Color) -> Grid | None:
             near = min(facing, key=lambda a: _gap(m, a))
             pulls.append((_gap(m, near), m, _towards(*m, *near, diagonal=False)))
     for _, m, step in sorted(pulls, key=lambda p: p[0]):
-        _move_until_contact(out, *m, *step)
+        _move_until_contact(out, *m, *step, trail=trail)
     return out
 
 
