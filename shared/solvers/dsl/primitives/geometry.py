@@ -169,6 +169,17 @@ def stretch_square(g: Grid) -> Grid | None:
     return np.ascontiguousarray(np.broadcast_to(g, (n, n)))
 
 
+@primitive(cost=1.5, params=((2,), (3,)), shape="change")
+def canvas(g: Grid, k: int) -> Grid | None:
+    """The grid at the top left of an empty canvas k times its size (room to draw beyond it)."""
+    h, w = g.shape
+    if k * max(h, w) > MAX_SIDE:
+        return None
+    out = np.zeros((k * h, k * w), dtype=np.uint8)
+    out[:h, :w] = g
+    return out
+
+
 @primitive(cost=1)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""
