@@ -706,3 +706,22 @@ def mark_in_box(g: Grid, c: Color) -> Grid | None:
     out = g.copy()
     out[ys.min():ys.max() + 1, xs.min():xs.max() + 1][hit] = MARKER
     return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def fill_placeholders(g: Grid, c: Color) -> Grid | None:
+    """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
+    ys, xs = np.nonzero((g != 0) & (g != c))
+    if not len(ys):
+        return None
+    pattern = g[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    if (pattern == c).any():
+        return None
+    out = g.copy()
+    hit = False
+    for by, bx in components(np.where(g == c, g, 0), False, False):
+        y0, x0 = by.min(), bx.min()
+        if (by.max() - y0 + 1, bx.max() - x0 + 1) == pattern.shape and len(by) == pattern.size:
+            out[y0:y0 + pattern.shape[0], x0:x0 + pattern.shape[1]] = pattern
+            hit = True
+    return out if hit else None
