@@ -725,3 +725,23 @@ def fill_placeholders(g: Grid, c: Color) -> Grid | None:
             out[y0:y0 + pattern.shape[0], x0:x0 + pattern.shape[1]] = pattern
             hit = True
     return out if hit else None
+
+
+def _repeat_rows(g: Grid, out: Grid) -> bool:
+    done = False
+    for y in range(g.shape[0]):
+        xs = np.nonzero(g[y])[0]
+        if len(xs) >= 2 and xs[-1] - xs[0] + 1 == len(xs):
+            seg = g[y, xs[0]:xs[-1] + 1]
+            out[y] = seg[(np.arange(g.shape[1]) - xs[0]) % len(xs)]
+            done = True
+    return done
+
+
+@primitive(cost=2, shape="keep")
+def repeat_segments(g: Grid) -> Grid | None:
+    """Every unbroken run of cells that is alone in its row (or column) repeats along the whole row (or column)."""
+    out = g.copy()
+    rows = _repeat_rows(g, out)
+    cols = _repeat_rows(np.ascontiguousarray(g.T), out.T)
+    return out if rows or cols else None
