@@ -163,11 +163,7 @@ def complete_zeros(g: Grid, how: str) -> Grid | None:
     return _periodic_fill(g, 0) if how == "pattern" else _symmetry_complete(g, 0)
 
 
-def mirror_fill(box: Grid) -> Grid | None:
-    """box with its zeros filled from its mirror images (and quarter turns when square); None on a clash."""
-    images = [box[::-1], box[:, ::-1], box[::-1, ::-1]]
-    if box.shape[0] == box.shape[1]:
-        images += [box.T, box.T[::-1], box.T[:, ::-1], box.T[::-1, ::-1]]
+def _fill_from(box: Grid, images: list) -> Grid | None:
     filled = box.copy()
     for im in images:
         if ((filled != 0) & (im != 0) & (filled != im)).any():
@@ -176,9 +172,24 @@ def mirror_fill(box: Grid) -> Grid | None:
     return filled
 
 
+def mirror_fill(box: Grid) -> Grid | None:
+    """box with its zeros filled from its mirror images under the largest symmetry group its cells agree
+    with: all eight turns and flips of a square, both mirrors, then one mirror; None when none agrees."""
+    ud, lr, turn = box[::-1], box[:, ::-1], box[::-1, ::-1]
+    groups = [[ud, lr, turn], [lr], [ud], [turn]]
+    if box.shape[0] == box.shape[1]:
+        t, anti = box.T, turn.T
+        groups = [[ud, lr, turn, t, anti, t[::-1], t[:, ::-1]]] + groups + [[t], [anti]]
+    for images in groups:
+        filled = _fill_from(box, images)
+        if filled is not None:
+            return filled
+    return None
+
+
 @primitive(cost=2, shape="keep")
 def symmetrize(g: Grid) -> Grid | None:
-    """Fill the zeros of the content's box from its mirror images (and quarter turns when square)."""
+    """Fill the zeros of the content's box from its mirror images (the most symmetry its cells agree with)."""
     ys, xs = np.nonzero(g)
     if len(ys) < 2:
         return None
