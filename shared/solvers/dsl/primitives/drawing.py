@@ -745,3 +745,33 @@ def repeat_segments(g: Grid) -> Grid | None:
     rows = _repeat_rows(g, out)
     cols = _repeat_rows(np.ascontiguousarray(g.T), out.T)
     return out if rows or cols else None
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def flood_from(g: Grid, c: Color) -> Grid | None:
+    """Every empty region (4-connected) that touches a cell of colour c is flooded with c."""
+    seeds = g == c
+    if not seeds.any():
+        return None
+    lab, _ = ndimage.label(g == 0)
+    near = ndimage.binary_dilation(seeds)  # cells beside a seed, sideways or up and down
+    hit = np.unique(lab[near & (lab > 0)])
+    return np.where(np.isin(lab, hit) & (lab > 0), c, g).astype(np.uint8)
+
+
+def _repeat_block_down(g: Grid) -> Grid | None:
+    rows = np.nonzero(g.any(axis=1))[0]
+    if not len(rows):
+        return None
+    y0, y1 = rows[0], rows[-1] + 1
+    block = g[y0:y1]
+    return block[(np.arange(g.shape[0]) - y0) % (y1 - y0)]
+
+
+@primitive(cost=2, params=((False,), (True,)), shape="keep")
+def repeat_block(g: Grid, across: bool) -> Grid | None:
+    """The band of rows holding all the content repeats up and down the grid (across: the band of columns)."""
+    if across:
+        out = _repeat_block_down(np.ascontiguousarray(g.T))
+        return None if out is None else np.ascontiguousarray(out.T)
+    return _repeat_block_down(g)
