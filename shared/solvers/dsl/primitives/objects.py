@@ -187,13 +187,18 @@ def least_colourful(parts: Grids) -> Grid | None:
     return _pick(parts, lambda p: len(np.unique(p[p != 0])), False)
 
 
+def _odd_one(parts: Grids, keys: list) -> Grid | None:
+    """The one part (of three or more) whose key no other part shares."""
+    counts = Counter(keys)
+    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
+    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+
+
 @primitive(GRIDS, GRID, cost=1.5)
 def unique_colour(parts: Grids) -> Grid | None:
     """The one part whose colour set no other part shares."""
     keys = [tuple(np.unique(p[p != 0])) for p in parts]
-    counts = Counter(keys)
-    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
-    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+    return _odd_one(parts, keys)
 
 
 def _shape_key(p: Grid) -> bytes:
@@ -204,9 +209,7 @@ def _shape_key(p: Grid) -> bytes:
 def unique_shape(parts: Grids) -> Grid | None:
     """The one part whose shape (ignoring colour) no other part shares."""
     keys = [_shape_key(p) for p in parts]
-    counts = Counter(keys)
-    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
-    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+    return _odd_one(parts, keys)
 
 
 def _symmetries(p: Grid) -> tuple:
@@ -219,18 +222,14 @@ def _symmetries(p: Grid) -> tuple:
 def unique_symmetry(parts: Grids) -> Grid | None:
     """The one part whose mirror symmetries (left-right, up-down, the two diagonals) no other part shares."""
     keys = [_symmetries(p) for p in parts]
-    counts = Counter(keys)
-    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
-    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+    return _odd_one(parts, keys)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
 def unique_part(parts: Grids) -> Grid | None:
     """The one part that differs from all others (exact content)."""
     keys = [p.tobytes() + bytes(p.shape) for p in parts]
-    counts = Counter(keys)
-    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
-    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+    return _odd_one(parts, keys)
 
 
 @primitive(GRIDS, GRID, cost=1.5)
