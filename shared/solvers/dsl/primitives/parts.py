@@ -242,3 +242,16 @@ def stack_down(parts: Grids) -> Grid | None:
         return None
     out = np.vstack(parts)
     return out if out.shape[0] <= MAX_SIDE else None
+
+
+@primitive(GRIDS, GRID, cost=1.5)
+def kron_parts(parts: Grids) -> Grid | None:
+    """Two parts, one of a single colour: each coloured cell of the other becomes a copy of that shape in its colour."""
+    if len(parts) != 2 or parts[0].shape != parts[1].shape:
+        return None
+    single = [len(np.unique(p[p != 0])) == 1 for p in parts]
+    if single[0] == single[1]:
+        return None
+    shape, colours = (parts[0], parts[1]) if single[0] else (parts[1], parts[0])
+    out = np.kron(colours, (shape != 0).astype(np.uint8))
+    return out if max(out.shape) <= MAX_SIDE else None
