@@ -775,3 +775,49 @@ def repeat_block(g: Grid, across: bool) -> Grid | None:
         out = _repeat_block_down(np.ascontiguousarray(g.T))
         return None if out is None else np.ascontiguousarray(out.T)
     return _repeat_block_down(g)
+
+
+def _wall_runs(m: np.ndarray) -> list[tuple[int, int, int]]:
+    """(row, first, last) of every run of three or more True cells along the rows of m."""
+    runs = []
+    for y, row in enumerate(m):
+        xs = np.nonzero(row)[0]
+        if len(xs) < 3:
+            continue
+        breaks = np.nonzero(np.diff(xs) > 1)[0]
+        for a, b in zip(np.r_[0, breaks + 1], np.r_[breaks, len(xs) - 1], strict=True):
+            if xs[b] - xs[a] >= 2:
+                runs.append((y, int(xs[a]), int(xs[b])))
+    return runs
+
+
+@primitive(cost=2, shape="keep")
+def reflect_over_walls(g: Grid) -> Grid | None:
+    """Every shape not of the commonest colour is mirrored across the nearest wall line of it that it faces."""
+    counts = np.bincount(g.ravel(), minlength=16)
+    counts[0] = 0
+    wall = int(counts.argmax())
+    if not counts[wall]:
+        return None
+    lines = [(0, *r) for r in _wall_runs(g == wall)] + [(1, *r) for r in _wall_runs((g == wall).T)]
+    movers = components(np.where(g == wall, 0, g), True, False)
+    if not lines or not movers:
+        return None
+    out = np.where(g == wall, g, 0)
+    h, w = g.shape
+    for ys, xs in movers:
+        best = None
+        for axis, at, lo, hi in lines:
+            along, across = (xs, ys) if axis == 0 else (ys, xs)
+            if along.min() >= lo and along.max() <= hi and (across.min() > at or across.max() < at):
+                gap = min(abs(across.min() - at), abs(across.max() - at))
+                if best is None or gap < best[0]:
+                    best = (gap, axis, at)
+        ny, nx = ys, xs
+        if best is not None:
+            _, axis, at = best
+            ny, nx = (2 * at - ys, xs) if axis == 0 else (ys, 2 * at - xs)
+            if ny.min() < 0 or nx.min() < 0 or ny.max() >= h or nx.max() >= w:
+                return None
+        out[ny, nx] = g[ys, xs]
+    return out
