@@ -1,5 +1,6 @@
-"""Drawing and motion primitives: gravity and sliding until contact, filling enclosed holes,
-rays and connecting lines, outlines and borders.
+"""Drawing and motion primitives: gravity and sliding until contact, moving or drawing shapes
+towards others, reflecting them across walls, filling enclosed holes and flooding regions, rays
+and connecting lines, outlines and borders.
 
 Directions are handled once: each primitive is written for "down" and turned for the others.
 """
