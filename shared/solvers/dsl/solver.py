@@ -3,7 +3,8 @@
 `solve(task, budget_s)` returns at most two attempts per test input and a JSON trace whose
 "program" is the winning program as straight-line Python. The time budget is split between
 passes over the task with its background normalised to 0 (when it is not: one colour for the
-whole task, or each pair's own when it changes between pairs), as given, and transposed; later passes run only while the task is unsolved, and answers are mapped back.
+whole task, or each pair's own when it changes between pairs), as given, and transposed; later
+passes run only while the task is unsolved, and answers are mapped back.
 When programs give fewer than two answers, last guesses fill the free attempts: a decision
 tree over cell features grown on the partial results closest to the demo outputs, and those
 partial results themselves.
