@@ -49,10 +49,13 @@ def test_a_list_of_one_object_is_not_merged_with_the_same_grid():
 
 def test_finds_the_cheapest_program_first():
     ins = _grids(1, 4)
-    s = Search(ins[:3], [np.rot90(g).copy() for g in ins[:3]], ins[3:], time.monotonic() + 5, max_depth=2)
+    start = time.monotonic()
+    s = Search(ins[:3], [np.rot90(g).copy() for g in ins[:3]], ins[3:], start + 5, max_depth=2)
     cands = s.run()
     assert cands and min(cands, key=Candidate.rank).node == call("rotate90", INPUT)
-    assert s.stats.stopped == "solved"
+    # after the answer the search looks on only briefly: it ends when costlier programs cannot win,
+    # or when that short second look (not the 5 s budget) runs out on a slow machine
+    assert s.stats.stopped == "solved" or (s.stats.stopped == "time" and s.deadline < start + 5)
 
 
 def test_search_stops_at_its_deadline():
