@@ -24,7 +24,7 @@ from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.fit import fit_cell_tree
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.primitives.cellrule import cell_rule
-from shared.solvers.dsl.primitives.colour import background, background_from, background_to_zero
+from shared.solvers.dsl.primitives.colour import background_from, background_to_zero
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.search import FIRM, Candidate, Search
@@ -61,16 +61,14 @@ class OwnBackground:
 
 def _passes(task: Task) -> list:
     """Search passes in order: the task as given, or first with its background swapped to 0
-    (primitives treat 0 as background; each pair's own when it changes between pairs and
-    covers most of every grid), then
-    transposed (reading order, row-first splits)."""
+    (primitives treat 0 as background; each pair's own when it changes between pairs and covers
+    most of every grid), then transposed (reading order, row-first splits)."""
     counts = np.bincount(np.concatenate([p.input.ravel() for p in task.train]), minlength=10)
     bg = int(np.argmax(counts))
     if bg == 0:
         return [Augmentation(), Augmentation(4)]
-    grids = [p.input for p in task.train + task.test]
-    if len({background(g) for g in grids}) > 1 and all(np.bincount(g.ravel()).max() > OWN_BACKGROUND * g.size
-                                                       for g in grids):
+    own = [np.bincount(p.input.ravel()) for p in task.train + task.test]
+    if len({int(c.argmax()) for c in own}) > 1 and all(c.max() > OWN_BACKGROUND * c.sum() for c in own):
         return [OwnBackground(), Augmentation(), Augmentation(4)]
     perm = list(range(10))
     perm[0], perm[bg] = bg, 0

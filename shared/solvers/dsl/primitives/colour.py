@@ -212,8 +212,8 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
     nearest = d.min(axis=1, keepdims=True)
     out = g.copy()
     for k in range(len(ys)):
-        colours = set(g[oy[d[k] == nearest[k]], ox[d[k] == nearest[k]]].tolist())
+        closest = d[k] == nearest[k]
+        colours = set(g[oy[closest], ox[closest]].tolist())
         if len(colours) == 1:
             out[ys[k], xs[k]] = colours.pop()
     return out
-

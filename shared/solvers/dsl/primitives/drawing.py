@@ -429,8 +429,10 @@ def _swap_two(m: Grid) -> Grid:
 
 # how each_object changes an object's box: flips and turns, "invert" (empty box cells take the
 # object's colour, its cells empty), "swap" (its two colours exchanged); "fill_box" is in each_object
-def _or_same(new: Grid | None, m: Grid) -> Grid:
-    return m if new is None else new
+def _symmetric(m: Grid) -> Grid:
+    """m filled from its mirror images (m itself when its cells agree with no symmetry)."""
+    filled = mirror_fill(m)
+    return m if filled is None else filled
 
 
 _IN_PLACE = {
@@ -440,7 +442,7 @@ _IN_PLACE = {
     "transpose": lambda m: m.T if m.shape[0] == m.shape[1] else None,
     "invert": lambda m: np.where(m == 0, np.bincount(m.ravel(), minlength=16)[1:].argmax() + 1, 0).astype(np.uint8),
     "swap": _swap_two,
-    "symmetric": lambda m: _or_same(mirror_fill(m), m),
+    "symmetric": _symmetric,
 }
 
 
@@ -594,7 +596,7 @@ def repeat_lines(g: Grid) -> Grid | None:
     turn = g.shape[0] > g.shape[1]  # work with columns: lines run down, repeat to the right
     if turn:
         g, ys, xs = g.T, xs, ys
-    (a, b) = np.argsort(xs, kind="stable")
+    a, b = np.argsort(xs, kind="stable")
     step = xs[b] - xs[a]
     if step == 0:
         return None

@@ -56,11 +56,17 @@ def cell_colours(g: Grid) -> Grid | None:
     cuts = _line_cuts(g)
     if cuts is None:
         return None
-    ry, rx = cuts
+    return _layout(g, *cuts, count_zero=True)
+
+
+def _layout(g: Grid, ry: list, rx: list, count_zero: bool) -> Grid:
+    """One cell per (row span, column span) block: the block's commonest colour (or non-zero colour)."""
     out = np.zeros((len(ry), len(rx)), dtype=np.uint8)
     for i, (a, b) in enumerate(ry):
         for j, (p, q) in enumerate(rx):
-            out[i, j] = np.bincount(g[a:b, p:q].ravel(), minlength=16).argmax()
+            counts = np.bincount(g[a:b, p:q].ravel(), minlength=16)
+            counts[0] *= count_zero
+            out[i, j] = counts.argmax()
     return out
 
 
@@ -70,13 +76,7 @@ def block_colours(g: Grid) -> Grid | None:
     ry, rx = _separators(~g.any(axis=1)), _separators(~g.any(axis=0))
     if len(ry) * len(rx) < 2 or len(ry) * len(rx) > MAX_PARTS:
         return None
-    out = np.zeros((len(ry), len(rx)), dtype=np.uint8)
-    for i, (a, b) in enumerate(ry):
-        for j, (p, q) in enumerate(rx):
-            counts = np.bincount(g[a:b, p:q].ravel(), minlength=16)
-            counts[0] = 0
-            out[i, j] = counts.argmax()
-    return out
+    return _layout(g, ry, rx, count_zero=False)
 
 
 @primitive(cost=1.5, shape="keep")
@@ -108,12 +108,14 @@ def stamp_first_cell(g: Grid) -> Grid | None:
         return None
     a0, b0, p0, q0 = spans[0]
     shape = g[a0:b0, p0:q0] != 0
+    if not shape.any():
+        return None
     line = g[ry[0][1], p0] if len(ry) > 1 else g[a0, rx[0][1]]
     out = g.copy()
     for a, b, p, q in spans[1:]:
         cell = out[a:b, p:q]
         cell[(cell == 0) & shape] = line
-    return out if shape.any() else None
+    return out
 
 
 def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
