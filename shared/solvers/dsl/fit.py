@@ -295,7 +295,10 @@ def _with_default(table: dict) -> dict | None:
 
 
 def fit_select_object(values: list[Grid], outputs: list[Grid]) -> tuple | None:
-    """(kind, prop, how, box) when each output is the one object picked by a property extreme or oddity."""
+    """(kind, prop, how, box) when each output is the one object picked by a property extreme or oddity
+    (box "colour": a single cell of its commonest colour, for outputs that are one cell)."""
+    if all(o.shape == (1, 1) for o in outputs):
+        return _select_colour(values, outputs)
     for kind in OBJECT_KINDS:
         scenes = []
         for v, o in zip(values, outputs, strict=True):
@@ -321,6 +324,21 @@ def fit_select_object(values: list[Grid], outputs: list[Grid]) -> tuple | None:
                             if all(choose(select_values(v, kind, prop), how) in hits
                                    for v, hits in zip(values, targets, strict=True)):
                                 return kind, prop, how, box
+    return None
+
+
+def _select_colour(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    for kind in OBJECT_KINDS:
+        scenes = [scene_objects(v, kind) for v in values]
+        if any(not 2 <= len(objs) <= MAX_OBJECTS for objs in scenes):
+            continue
+        colours = [[int(np.bincount(v[ys, xs]).argmax()) for ys, xs in objs]
+                   for v, objs in zip(values, scenes, strict=True)]
+        for prop in SELECT_PROPERTIES:
+            for how in ("max", "min", "unique"):
+                picks = [choose(select_values(v, kind, prop), how) for v in values]
+                if all(i is not None and cs[i] == o[0, 0] for i, cs, o in zip(picks, colours, outputs, strict=True)):
+                    return kind, prop, how, "colour"
     return None
 
 

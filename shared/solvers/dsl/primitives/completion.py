@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import Color, Grid
+from shared.solvers.dsl.types import MARKER, Color, Grid
 
 
 def _occluder(g: Grid, c: Color) -> np.ndarray | None:
@@ -200,4 +200,34 @@ def symmetrize(g: Grid) -> Grid | None:
         return None
     out = g.copy()
     out[y0:y1, x0:x1] = filled
+    return out
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep")
+def complete_turns(g: Grid, mark: bool) -> Grid | None:
+    """Complete the content to a square that quarter turns keep (one placement must fit); new cells marked or filled."""
+    ys, xs = np.nonzero(g)
+    if len(ys) < 3:
+        return None
+    y0, x0 = ys.min(), xs.min()
+    h, w = ys.max() - y0 + 1, xs.max() - x0 + 1
+    n = max(h, w)
+    found = None
+    for oy in {0, n - h}:
+        for ox in {0, n - w}:
+            top, left = y0 - oy, x0 - ox
+            if top < 0 or left < 0 or top + n > g.shape[0] or left + n > g.shape[1]:
+                continue
+            box = g[top:top + n, left:left + n]
+            filled = _fill_from(box, [np.rot90(box, k) for k in (1, 2, 3)])
+            if filled is not None:
+                if found is not None:
+                    return None  # two placements agree: ambiguous
+                found = (top, left, box, filled)
+    if found is None:
+        return None
+    top, left, box, filled = found
+    out = g.copy()
+    new = (box == 0) & (filled != 0)
+    out[top:top + n, left:left + n][new] = MARKER if mark else filled[new]
     return out

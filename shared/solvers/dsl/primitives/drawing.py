@@ -824,3 +824,163 @@ def reflect_over_walls(g: Grid) -> Grid | None:
                 return None
         out[ny, nx] = g[ys, xs]
     return out
+
+
+def _largest_empty_rect(free: np.ndarray) -> tuple[int, int, int, int, int] | None:
+    """(area, top, left, bottom, right) of the largest all-True rectangle, 2 x 2 or more (a stack over
+    column heights, row by row; the first found in reading order wins ties)."""
+    h, w = free.shape
+    heights = np.zeros(w, dtype=int)
+    best = None
+    for y in range(h):
+        heights = np.where(free[y], heights + 1, 0)
+        stack: list[int] = []
+        for x in range(w + 1):
+            cur = heights[x] if x < w else 0
+            while stack and heights[stack[-1]] >= cur:
+                top = stack.pop()
+                left = stack[-1] + 1 if stack else 0
+                hh, ww = heights[top], x - left
+                if hh >= 2 and ww >= 2 and (best is None or hh * ww > best[0]):
+                    best = (int(hh * ww), y - hh + 1, left, y, x - 1)
+            stack.append(x)
+    return best
+
+
+@primitive(cost=2, shape="keep")
+def mark_empty_rect(g: Grid) -> Grid | None:
+    """Mark the largest rectangle of zeros (2 x 2 or more)."""
+    best = _largest_empty_rect(g == 0)
+    if best is None or best[0] == g.size:
+        return None
+    _, y0, x0, y1, x1 = best
+    out = g.copy()
+    out[y0:y1 + 1, x0:x1 + 1] = MARKER
+    return out
+
+
+def _bridge_down(g: Grid, shrink: int, out: Grid) -> None:
+    comps = components(g, False, True)
+    for ys, xs in comps:
+        for by, bx in comps:
+            lo, hi = max(xs.min(), bx.min()) + shrink, min(xs.max(), bx.max()) - shrink
+            top, bottom = ys.max() + 1, by.min()
+            if lo > hi or bottom <= top or g[ys[0], xs[0]] == g[by[0], bx[0]]:
+                continue
+            if not g[top:bottom, lo:hi + 1].any():
+                out[top:bottom, lo:hi + 1] = MARKER
+
+
+@primitive(cost=2, params=((0,), (1,)), shape="keep")
+def bridge(g: Grid, shrink: int) -> Grid | None:
+    """Mark the empty gap between two facing shapes of different colours, over their shared span less shrink."""
+    comps = components(g, False, True)
+    if not 2 <= len(comps) <= 30:
+        return None
+    out = g.copy()
+    _bridge_down(g, shrink, out)
+    _bridge_down(g.T, shrink, out.T)
+    return out
+
+
+@primitive(cost=2, shape="keep")
+def complete_lines(g: Grid) -> Grid | None:
+    """In the box of all shapes, mark the gaps of every row and column that is at least half filled."""
+    ys, xs = np.nonzero(g)
+    if len(ys) < 4:
+        return None
+    y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
+    if y1 - y0 < 2 or x1 - x0 < 2:
+        return None
+    box = g[y0:y1 + 1, x0:x1 + 1]
+    full = box != 0
+    rows = full.mean(axis=1) >= 0.5
+    cols = full.mean(axis=0) >= 0.5
+    gaps = ~full & (rows[:, None] | cols[None, :])
+    if not gaps.any():
+        return g
+    out = g.copy()
+    out[y0:y1 + 1, x0:x1 + 1][gaps] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep")
+def sort_bars(g: Grid) -> Grid | None:
+    """Stack the one-row bars at the bottom, right-aligned, longest lowest."""
+    comps = components(g, False, True)
+    if not 2 <= len(comps) <= 30 or any(ys.min() != ys.max() for ys, _ in comps):
+        return None
+    h, w = g.shape
+    if len(comps) > h:
+        return None
+    bars = sorted(comps, key=lambda c: -len(c[1]))
+    out = np.zeros_like(g)
+    for i, (ys, xs) in enumerate(bars):
+        out[h - 1 - i, w - len(xs):] = g[ys[0], xs[0]]
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def align_to(g: Grid, c: Color) -> Grid | None:
+    """Every other shape slides along its free axis until its top (or left) edge lines up with the shape of colour c."""
+    ref = components(np.where(g == c, g, 0), True, False)
+    movers = components(np.where(g == c, 0, g), True, False)
+    if len(ref) != 1 or not movers or len(movers) > 30:
+        return None
+    ry, rx = ref[0]
+    out = np.where(g == c, g, 0)
+    h, w = g.shape
+    for ys, xs in movers:
+        colours = g[ys, xs]
+        if xs.max() < rx.min() or xs.min() > rx.max():
+            ys = ys + (ry.min() - ys.min())
+        elif ys.max() < ry.min() or ys.min() > ry.max():
+            xs = xs + (rx.min() - xs.min())
+        if ys.max() >= h or xs.max() >= w:
+            return None
+        out[ys, xs] = colours
+    return out
+
+
+def _trail_to_bottom(g: Grid, out: Grid) -> None:
+    edge = g[-1]
+    c = np.bincount(edge).argmax()
+    if c == 0 or (edge == c).sum() < 0.5 * len(edge):
+        return
+    for y, x in zip(*np.nonzero(g[1:-1, 1:-1] == c), strict=True):
+        out[y + 1:-1, x + 1] = np.where(out[y + 1:-1, x + 1] == 0, c, out[y + 1:-1, x + 1])
+
+
+@primitive(cost=2, shape="keep")
+def trail_to_edges(g: Grid) -> Grid | None:
+    """Every inner cell of an edge line's colour draws a line to that edge."""
+    if min(g.shape) < 3:
+        return None
+    out = g.copy()
+    for k in range(4):
+        _trail_to_bottom(np.rot90(g, k), np.rot90(out, k))
+    return out
+
+
+@primitive(cost=2, shape="keep")
+def rays_away(g: Grid) -> Grid | None:
+    """Every tip of a shape of 3+ cells (a cell with one neighbour in it) shoots a ray away from that neighbour."""
+    comps = components(g)
+    if not comps or len(comps) > 30:
+        return None
+    h, w = g.shape
+    out = g.copy()
+    for ys, xs in comps:
+        if len(ys) < 3:
+            continue
+        cells = set(zip(ys.tolist(), xs.tolist(), strict=True))
+        for y, x in sorted(cells):
+            near = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx) and (y + dy, x + dx) in cells]
+            if len(near) != 1:
+                continue
+            dy, dx = -near[0][0], -near[0][1]
+            ny, nx = y + dy, x + dx
+            while 0 <= ny < h and 0 <= nx < w and out[ny, nx] == 0:
+                out[ny, nx] = g[y, x]
+                ny, nx = ny + dy, nx + dx
+    return out

@@ -79,6 +79,16 @@ def crop_content(g: Grid) -> Grid | None:
 
 
 @primitive(cost=1.5, shape="change")
+def crop_lines(g: Grid) -> Grid | None:
+    """Crop to the box that two full rows and two full columns of non-zero cells enclose, lines included."""
+    rows = np.nonzero(g.all(axis=1))[0]
+    cols = np.nonzero(g.all(axis=0))[0]
+    if len(rows) != 2 or len(cols) != 2 or rows[1] - rows[0] < 2 or cols[1] - cols[0] < 2:
+        return None
+    return g[rows[0]:rows[1] + 1, cols[0]:cols[1] + 1].copy()
+
+
+@primitive(cost=1.5, shape="change")
 def pad_edges(g: Grid) -> Grid | None:
     """Add a ring of cells copying the nearest edge cell (corners 0)."""
     out = np.pad(g, 1, mode="edge")

@@ -132,7 +132,8 @@ def choose(values: list, how: str) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-SELECT_PROPERTIES = ("size", "height", "width", "holes", "colour", "shape_d8", "border", "colour_count")
+SELECT_PROPERTIES = ("size", "height", "width", "holes", "colour", "shape_d8", "border", "colour_count", "ncolours",
+                     *(f"cells_{c}" for c in range(1, 10)))
 
 
 def select_values(g: Grid, kind: str, prop: str) -> list:
@@ -140,13 +141,18 @@ def select_values(g: Grid, kind: str, prop: str) -> list:
     if prop == "colour_count":  # how many cells of the object's colour the whole grid has
         counts = np.bincount(g.ravel(), minlength=256)
         return [int(counts[g[ys[0], xs[0]]]) for ys, xs in scene_objects(g, kind)]
+    if prop == "ncolours":  # distinct colours in the object
+        return [len(np.unique(g[ys, xs])) for ys, xs in scene_objects(g, kind)]
+    if prop.startswith("cells_"):  # how many cells of one colour the object has
+        c = int(prop[6:])
+        return [int((g[ys, xs] == c).sum()) for ys, xs in scene_objects(g, kind)]
     values = properties(g, kind, prop)
     return [prop_key(v) if isinstance(v, bytes | tuple) else int(v) for v in values]
 
 
 @primitive(search=False)
 def select_object(g: Grid, kind: str, prop: str, how: str, box: bool) -> Grid | None:
-    """The one object whose property is largest, smallest or unique: its cells, or its whole box."""
+    """The one object whose property is largest, smallest or unique: its cells, its box, or ("colour") its colour."""
     objs = scene_objects(g, kind)
     if len(objs) < 2:
         return None
@@ -156,8 +162,10 @@ def select_object(g: Grid, kind: str, prop: str, how: str, box: bool) -> Grid | 
     return _cut(g, objs[i], box)
 
 
-def _cut(g: Grid, obj: tuple, box: bool) -> Grid:
+def _cut(g: Grid, obj: tuple, box: bool | str) -> Grid:
     ys, xs = obj
+    if box == "colour":
+        return np.full((1, 1), np.bincount(g[ys, xs]).argmax(), dtype=np.uint8)
     y0, x0, y1, x1 = ys.min(), xs.min(), ys.max() + 1, xs.max() + 1
     if box:
         return g[y0:y1, x0:x1].copy()
