@@ -217,3 +217,33 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
         if len(colours) == 1:
             out[ys[k], xs[k]] = colours.pop()
     return out
+
+
+@primitive(cost=1.5, shape="keep")
+def cycle_layers(g: Grid) -> Grid | None:
+    """Each nested layer (read along the diagonal from a corner) takes the colour of the one outside it, cyclically."""
+    n = min(g.shape)
+    ring = [int(g[i, i]) for i in range((n + 1) // 2)]
+    order = list(dict.fromkeys(ring))  # distinct colours, outermost first
+    if len(order) < 2 or set(np.unique(g).tolist()) - set(order):
+        return None
+    lut = np.arange(256, dtype=np.uint8)
+    for i, c in enumerate(order):
+        lut[c] = order[i - 1]
+    return lut[g]
+
+
+@primitive(cost=1.5, shape="keep")
+def swap_crossing(g: Grid) -> Grid | None:
+    """Where full rows cross full columns, the colour on top changes to the other line's."""
+    rows, cols = np.nonzero(g.all(axis=1))[0], np.nonzero(g.all(axis=0))[0]
+    if not len(rows) or not len(cols) or len(rows) == g.shape[0] or len(cols) == g.shape[1]:
+        return None
+    out = g.copy()
+    for y in rows:
+        rc = int(np.bincount(g[y]).argmax())
+        for x in cols:
+            cc = int(np.bincount(g[:, x]).argmax())
+            if rc != cc:
+                out[y, x] = cc if g[y, x] == rc else rc
+    return out

@@ -95,6 +95,14 @@ def rays(g: Grid, direction: str) -> Grid:
     return _turned(g, direction, _ray_down)
 
 
+@primitive(cost=2, params=(("down",), ("up",), ("left",), ("right",)), shape="keep")
+def marked_rays(g: Grid, direction: str) -> Grid | None:
+    """Mark the zero cells that a ray from some non-zero cell in a direction passes over."""
+    if not g.any():
+        return None
+    return np.where((g == 0) & (rays(g, direction) != 0), MARKER, g).astype(np.uint8)
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep")
 def star(g: Grid, diagonal: bool) -> Grid:
     """Extend every non-zero cell over zeros in all four straight (or all four diagonal) directions."""
@@ -984,3 +992,25 @@ def rays_away(g: Grid) -> Grid | None:
                 out[ny, nx] = g[y, x]
                 ny, nx = ny + dy, nx + dx
     return out
+
+
+@primitive(cost=2, shape="keep")
+def continue_rows(g: Grid) -> Grid | None:
+    """Every partly filled row becomes the first full row with its colours swapped as the filled cells show."""
+    full = np.nonzero(g.all(axis=1))[0]
+    if len(full) == 0 or g.shape[1] < 3:
+        return None
+    template = g[full[0]]
+    out = g.copy()
+    changed = False
+    for y in np.nonzero(g.any(axis=1) & ~g.all(axis=1))[0]:
+        known = g[y] != 0
+        mapping = {}
+        for a, b in zip(template[known].tolist(), g[y][known].tolist(), strict=True):
+            if mapping.setdefault(a, b) != b:
+                return None
+        if set(template.tolist()) - set(mapping):
+            return None
+        out[y] = [mapping[v] for v in template.tolist()]
+        changed = True
+    return out if changed else None

@@ -78,6 +78,20 @@ def crop_content(g: Grid) -> Grid | None:
     return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep")
+def keep_middle(g: Grid, row: bool) -> Grid | None:
+    """Keep only the middle column (or row) of a grid of odd width (or height); clear the rest."""
+    n = g.shape[0] if row else g.shape[1]
+    if n % 2 == 0 or n < 3:
+        return None
+    out = np.zeros_like(g)
+    if row:
+        out[n // 2] = g[n // 2]
+    else:
+        out[:, n // 2] = g[:, n // 2]
+    return out
+
+
 @primitive(cost=1.5, shape="change")
 def crop_lines(g: Grid) -> Grid | None:
     """Crop to the box that two full rows and two full columns of non-zero cells enclose, lines included."""
