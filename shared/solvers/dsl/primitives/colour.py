@@ -219,17 +219,16 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep")
-def cycle_layers(g: Grid) -> Grid | None:
-    """Each nested layer (read along the diagonal from a corner) takes the colour of the one outside it, cyclically."""
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep")
+def cycle_layers(g: Grid, reverse: bool) -> Grid | None:
+    """Nested layers (read along the diagonal from a corner) take the colour of the one outside, or in reverse order."""
     n = min(g.shape)
-    ring = [int(g[i, i]) for i in range((n + 1) // 2)]
-    order = list(dict.fromkeys(ring))  # distinct colours, outermost first
+    order = list(dict.fromkeys(int(g[i, i]) for i in range((n + 1) // 2)))  # distinct colours, outermost first
     if len(order) < 2 or set(np.unique(g).tolist()) - set(order):
         return None
     lut = np.arange(256, dtype=np.uint8)
     for i, c in enumerate(order):
-        lut[c] = order[i - 1]
+        lut[c] = order[-1 - i] if reverse else order[i - 1]
     return lut[g]
 
 
