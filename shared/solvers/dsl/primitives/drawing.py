@@ -1014,3 +1014,26 @@ def continue_rows(g: Grid) -> Grid | None:
         out[y] = [mapping[v] for v in template.tolist()]
         changed = True
     return out if changed else None
+
+
+@primitive(cost=2, shape="keep")
+def match_shapes(g: Grid) -> Grid | None:
+    """Shapes of the colour with the most shapes take the colour of an enclosed shape of the same form."""
+    comps = components(g, True, True)
+    if not 2 <= len(comps) <= 60:
+        return None
+    colours = [int(g[ys[0], xs[0]]) for ys, xs in comps]
+    common = max(set(colours), key=colours.count)
+    forms = [((ys - ys.min()).tobytes(), (xs - xs.min()).tobytes()) for ys, xs in comps]
+    # an enclosed shape touches no zero cell that reaches the border
+    near_outside = ndimage.binary_dilation(np.pad(_outside_zeros(g), 1), np.ones((3, 3), bool))[1:-1, 1:-1]
+    templates: dict = {}
+    for (ys, xs), form, c in zip(comps, forms, colours, strict=True):
+        touches_edge = ys.min() == 0 or xs.min() == 0 or ys.max() == g.shape[0] - 1 or xs.max() == g.shape[1] - 1
+        if c != common and not touches_edge and not near_outside[ys, xs].any():
+            templates.setdefault(form, set()).add(c)
+    out = g.copy()
+    for (ys, xs), form, c in zip(comps, forms, colours, strict=True):
+        if c == common and len(templates.get(form, ())) == 1:
+            out[ys, xs] = next(iter(templates[form]))
+    return out
