@@ -1037,3 +1037,50 @@ def match_shapes(g: Grid) -> Grid | None:
         if c == common and len(templates.get(form, ())) == 1:
             out[ys, xs] = next(iter(templates[form]))
     return out
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def replace_shapes(g: Grid, c: Color) -> Grid | None:
+    """The pattern (the cells of other colours) moves onto every shape of colour c of its form, leaving its place."""
+    ys, xs = np.nonzero((g != 0) & (g != c))
+    if not len(ys):
+        return None
+    pattern = g[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    if (pattern == c).any():
+        return None
+    form = pattern != 0
+    out = np.where(g == c, g, 0)
+    hit = False
+    for by, bx in components(out, True, False):
+        y0, x0 = by.min(), bx.min()
+        if (by.max() - y0 + 1, bx.max() - x0 + 1) == pattern.shape and len(by) == form.sum():
+            window = out[y0:y0 + pattern.shape[0], x0:x0 + pattern.shape[1]]
+            if np.array_equal(window == c, form):
+                window[form] = pattern[form]
+                hit = True
+    return out if hit else None
+
+
+@primitive(cost=2, shape="keep")
+def project_onto(g: Grid) -> Grid | None:
+    """Every single cell in line with the largest shape paints its colour on the shape's nearest cell in that line."""
+    comps = components(g, False, True)
+    if not 2 <= len(comps) <= 40:
+        return None
+    big = max(comps, key=lambda c: len(c[0]))
+    inside = np.zeros(g.shape, dtype=bool)
+    inside[big] = True
+    out = g.copy()
+    hit = False
+    for ys, xs in comps:
+        if len(ys) != 1 or inside[ys[0], xs[0]]:
+            continue
+        y, x = int(ys[0]), int(xs[0])
+        row, col = np.nonzero(inside[y])[0], np.nonzero(inside[:, x])[0]
+        if len(row):
+            out[y, row[0] if row[0] > x else row[-1]] = g[y, x]
+            hit = True
+        elif len(col):
+            out[col[0] if col[0] > y else col[-1], x] = g[y, x]
+            hit = True
+    return out if hit else g
