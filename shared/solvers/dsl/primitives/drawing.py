@@ -1084,3 +1084,20 @@ def project_onto(g: Grid) -> Grid | None:
             out[col[0] if col[0] > y else col[-1], x] = g[y, x]
             hit = True
     return out if hit else g
+
+
+@primitive(cost=2, shape="keep")
+def fill_colour_boxes(g: Grid) -> Grid | None:
+    """Every colour with 2+ cells fills the box its cells span (larger boxes first, smaller on top)."""
+    boxes = []
+    for c in range(1, 10):
+        ys, xs = np.nonzero(g == c)
+        if len(ys) >= 2:
+            area = (ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1)
+            boxes.append((area, c, ys.min(), ys.max(), xs.min(), xs.max()))
+    if not boxes:
+        return None
+    out = g.copy()
+    for _, c, y0, y1, x0, x1 in sorted(boxes, reverse=True):
+        out[y0:y1 + 1, x0:x1 + 1] = c
+    return out

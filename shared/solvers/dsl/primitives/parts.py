@@ -118,6 +118,23 @@ def stamp_first_cell(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=1.5, shape="keep")
+def fill_fullest_cells(g: Grid) -> Grid | None:
+    """Cut along separator lines; the cells with the most coloured cells fill with their colour, the rest clear."""
+    cuts = _line_cuts(g)
+    if cuts is None:
+        return None
+    spans = [(a, b, p, q) for a, b in cuts[0] for p, q in cuts[1]]
+    counts = [int(np.count_nonzero(g[a:b, p:q])) for a, b, p, q in spans]
+    if max(counts) == 0:
+        return None
+    out = g.copy()
+    for (a, b, p, q), n in zip(spans, counts, strict=True):
+        cell = g[a:b, p:q]
+        out[a:b, p:q] = np.bincount(cell[cell != 0]).argmax() if n == max(counts) else 0
+    return out
+
+
 def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
     if n % k == 0:
         s = n // k
