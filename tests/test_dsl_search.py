@@ -146,6 +146,25 @@ def test_select_object_fit_finds_the_property_that_picks_the_answer():
     assert same(select_object(_bars([2, 7, 1]), *found), np.full((1, 7), 5, np.uint8))
 
 
+def test_select_object_fit_answers_one_cell_with_the_picked_objects_colour():
+    from shared.solvers.dsl.fit import fit_select_object
+    from shared.solvers.dsl.primitives.props import select_object
+
+    def coloured(lengths, colours):
+        g = _bars(lengths)
+        for i, c in enumerate(colours):
+            g[2 * i][g[2 * i] != 0] = c
+        return g
+
+    ins = [coloured([3, 1, 4], [2, 3, 4]), coloured([2, 5, 1], [6, 7, 8]), coloured([6, 3, 2], [1, 2, 3])]
+    outs = [np.full((1, 1), c, np.uint8) for c in (4, 7, 1)]  # the colour of the longest bar
+    found = fit_select_object(ins, outs)
+    assert found is not None and found[2] == "max" and found[3] == "colour"
+    assert same(select_object(coloured([2, 7, 1], [9, 5, 6]), *found), np.full((1, 1), 5, np.uint8))
+    # no property picks a colour that differs from every object's: no fit
+    assert fit_select_object(ins, [np.full((1, 1), 9, np.uint8)] * 3) is None
+
+
 def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
     from shared.solvers.dsl.fit import fit_cell_rule
     from shared.solvers.dsl.primitives.cellrule import cell_rule
