@@ -30,6 +30,8 @@ OBJS = (G([1, 1], [1, 1]), G([2]), G([3, 3]), G([2]))
 
 # name -> list of (input, extra args, expected output; None means "does not apply")
 CASES = {
+    "connect_cells": [(G([2, 5, 0, 5, 2], [5, 5, 5, 5, 5], [0, 5, 0, 5, 0]), (),
+                       G([2, 5, 2, 5, 2], [5, 5, 5, 5, 5], [0, 5, 0, 5, 0])), (A, (), None)],
     "fill_colour_boxes": [(G([1, 0, 0], [0, 0, 1], [2, 0, 0]), (), G([1, 1, 1], [1, 1, 1], [2, 0, 0])),
                           (G([1, 2]), (), None)],
     "fill_fullest_cells": [(G([1, 0, 5, 2, 2], [1, 0, 5, 0, 3]), (), G([0, 0, 5, 2, 2], [0, 0, 5, 2, 2])),

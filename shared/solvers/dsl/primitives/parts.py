@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.drawing import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Grid, Grids
 
@@ -34,7 +35,7 @@ def split_lines(g: Grid) -> Grids | None:
     return tuple(g[a:b, p:q].copy() for a, b in cuts[0] for p, q in cuts[1])
 
 
-def _line_cuts(g: Grid) -> tuple[list, list] | None:
+def _line_cuts(g: Grid, max_parts: int = MAX_PARTS) -> tuple[list, list] | None:
     """Spans between full lines of the non-zero colour with the most such lines."""
     best = None
     for c in range(1, 10):
@@ -44,7 +45,7 @@ def _line_cuts(g: Grid) -> tuple[list, list] | None:
             continue
         ry, rx = _separators(rows), _separators(cols)
         n_lines = int(rows.sum() + cols.sum())
-        if len(ry) * len(rx) < 2 or len(ry) * len(rx) > MAX_PARTS or best and best[0] >= n_lines:
+        if len(ry) * len(rx) < 2 or len(ry) * len(rx) > max_parts or best and best[0] >= n_lines:
             continue
         best = (n_lines, ry, rx)
     return (best[1], best[2]) if best else None
@@ -132,6 +133,24 @@ def fill_fullest_cells(g: Grid) -> Grid | None:
     for (a, b, p, q), n in zip(spans, counts, strict=True):
         cell = g[a:b, p:q]
         out[a:b, p:q] = np.bincount(cell[cell != 0]).argmax() if n == max(counts) else 0
+    return out
+
+
+@primitive(cost=1.5, shape="keep")
+def connect_cells(g: Grid) -> Grid | None:
+    """Cut along separator lines; cells between two cells of one colour in a row or column of cells fill with it."""
+    cuts = _line_cuts(g, MAX_SIDE * MAX_SIDE)
+    if cuts is None:
+        return None
+    ry, rx = cuts
+    layout = _layout(g, ry, rx, count_zero=False)
+    joined = connect(layout)
+    if np.array_equal(joined, layout):
+        return g
+    out = g.copy()
+    for i, j in zip(*np.nonzero(joined != layout), strict=True):
+        (a, b), (p, q) = ry[i], rx[j]
+        out[a:b, p:q] = joined[i, j]
     return out
 
 
