@@ -1101,3 +1101,31 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
     for _, c, y0, y1, x0, x1 in sorted(boxes, reverse=True):
         out[y0:y1 + 1, x0:x1 + 1] = c
     return out
+
+
+@primitive(cost=2, shape="keep")
+def mirror_around(g: Grid) -> Grid | None:
+    """The cells of other colours are mirrored across both centre lines of the one colour whose cells are symmetric."""
+    centres = []
+    for c in range(1, 10):
+        m = g == c
+        if not m.any():
+            continue
+        ys, xs = np.nonzero(m)
+        box = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        if np.array_equal(box, box[::-1]) and np.array_equal(box, box[:, ::-1]):
+            centres.append((c, ys.min() + ys.max(), xs.min() + xs.max()))  # twice the centre
+    if len(centres) != 1:
+        return None
+    c, cy2, cx2 = centres[0]
+    ys, xs = np.nonzero((g != 0) & (g != c))
+    if not len(ys):
+        return None
+    out = g.copy()
+    h, w = g.shape
+    for my, mx in ((cy2 - ys, xs), (ys, cx2 - xs), (cy2 - ys, cx2 - xs)):
+        inside = (my >= 0) & (my < h) & (mx >= 0) & (mx < w)
+        ty, tx, sy, sx = my[inside], mx[inside], ys[inside], xs[inside]
+        free = out[ty, tx] == 0
+        out[ty[free], tx[free]] = g[sy[free], sx[free]]
+    return out
