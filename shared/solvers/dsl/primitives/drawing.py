@@ -1105,7 +1105,7 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
 
 @primitive(cost=2, shape="keep")
 def mirror_around(g: Grid) -> Grid | None:
-    """The cells of other colours are mirrored across both centre lines of the one colour whose cells are symmetric."""
+    """Cells of other colours are mirrored across both centre lines of the smallest colour whose cells are symmetric."""
     centres = []
     for c in range(1, 10):
         m = g == c
@@ -1114,10 +1114,11 @@ def mirror_around(g: Grid) -> Grid | None:
         ys, xs = np.nonzero(m)
         box = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
         if np.array_equal(box, box[::-1]) and np.array_equal(box, box[:, ::-1]):
-            centres.append((c, ys.min() + ys.max(), xs.min() + xs.max()))  # twice the centre
-    if len(centres) != 1:
+            centres.append((box.size, c, ys.min() + ys.max(), xs.min() + xs.max()))  # twice the centre
+    centres.sort()
+    if not centres or len(centres) > 1 and centres[0][0] == centres[1][0]:
         return None
-    c, cy2, cx2 = centres[0]
+    _, c, cy2, cx2 = centres[0]
     ys, xs = np.nonzero((g != 0) & (g != c))
     if not len(ys):
         return None
