@@ -230,6 +230,26 @@ def test_part_table_fit_colours_each_part_by_a_property():
     assert fit_part_table(ins, outs, [parts(0, 2, 3, 1)]) is None
 
 
+def test_part_table_fit_stretches_one_row_per_part():
+    from shared.solvers.dsl.fit import fit_part_table
+    from shared.solvers.dsl.primitives.props import part_table
+
+    def parts(*counts):
+        return tuple(np.array([1] * n + [0] * (4 - n), np.uint8).reshape(2, 2) for n in counts)
+
+    def answer(counts):  # one 3-wide row per part: 4 for two cells, 6 otherwise
+        return np.repeat(np.array([[4 if n == 2 else 6] for n in counts], np.uint8), 3, axis=1)
+
+    demos = [(2, 1, 2), (1, 2, 0), (0, 2, 2)]
+    found = fit_part_table([parts(*c) for c in demos], [answer(c) for c in demos], [parts(2, 0, 1)])
+    assert found is not None and found[0] == "count" and found[3] == (1, 3)
+    assert same(part_table(parts(2, 0, 1), *found), answer((2, 0, 1)))
+    # rows that are not one colour each are not a stretched layout
+    bad = [answer(c) for c in demos]
+    bad[0][0, 1] = 9
+    assert fit_part_table([parts(*c) for c in demos], bad, [parts(2, 0, 1)]) is None
+
+
 def test_overlay_order_fit_learns_which_part_wins():
     from shared.solvers.dsl.fit import fit_overlay_order
 

@@ -438,9 +438,20 @@ def _distinct(found: list[tuple], test_features: list[dict], limit: int) -> list
 
 def fit_part_table(values: list, outputs: list[Grid], tests: list) -> tuple | None:
     """(prop, table, shape) that gives each demo output one cell per part, coloured by a property
-    of the part, when some property value recurs and every test part's value was seen."""
+    of the part, when some property value recurs and every test part's value was seen. Outputs
+    whose rows (or columns) are each one colour, one per part, are fitted as a column (row) of
+    cells stretched to their width (height): (prop, table, shape, stretch)."""
+    stretch = (1, 1)
     if not all(len(v) == o.size for v, o in zip(values, outputs, strict=True)):
-        return None
+        wide = {o.shape[1] for o in outputs}
+        tall = {o.shape[0] for o in outputs}
+        pairs = list(zip(values, outputs, strict=True))
+        if len(wide) == 1 and all(len(v) == o.shape[0] and (o == o[:, :1]).all() for v, o in pairs):
+            stretch, outputs = (1, wide.pop()), [o[:, :1] for o in outputs]
+        elif len(tall) == 1 and all(len(v) == o.shape[1] and (o == o[:1]).all() for v, o in pairs):
+            stretch, outputs = (tall.pop(), 1), [o[:1] for o in outputs]
+        else:
+            return None
     shapes = {o.shape for o in outputs}
     if len(shapes) == 1:
         shape = next(iter(shapes))
@@ -459,7 +470,7 @@ def fit_part_table(values: list, outputs: list[Grid], tests: list) -> tuple | No
                for v, o in zip(values, outputs, strict=True) for p, c in zip(v, o.ravel().tolist(), strict=True)):
             covered = all(prop_key(part_value(p, prop)) in table for t in tests for p in t)
             if covered and len(table) < n:
-                return prop, table, shape
+                return (prop, table, shape) if stretch == (1, 1) else (prop, table, shape, stretch)
     return None
 
 

@@ -198,8 +198,8 @@ def part_value(part: Grid, prop: str):
 
 
 @primitive(GRIDS, GRID, search=False)
-def part_table(parts: Grids, prop: str, table: dict, shape: tuple) -> Grid | None:
-    """One cell per part, coloured table[the part's property], laid out h x w (0 for h or w: as many as fit)."""
+def part_table(parts: Grids, prop: str, table: dict, shape: tuple, stretch: tuple = (1, 1)) -> Grid | None:
+    """One cell per part, coloured table[the part's property], laid out h x w (0: as many as fit), cells stretched."""
     values = [table.get(prop_key(part_value(p, prop))) for p in parts]
     if not parts or None in values:
         return None
@@ -207,4 +207,4 @@ def part_table(parts: Grids, prop: str, table: dict, shape: tuple) -> Grid | Non
     h, w = (h or len(parts) // w, w or len(parts) // h)
     if h * w != len(parts):
         return None
-    return np.array(values, dtype=np.uint8).reshape(h, w)
+    return np.kron(np.array(values, dtype=np.uint8).reshape(h, w), np.ones(stretch, dtype=np.uint8))
