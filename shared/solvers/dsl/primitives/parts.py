@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.primitives.drawing import connect
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Grid, Grids
+from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
 
 
 def _separators(line_ok: np.ndarray) -> list[tuple[int, int]]:
@@ -151,6 +151,23 @@ def connect_cells(g: Grid) -> Grid | None:
     for i, j in zip(*np.nonzero(joined != layout), strict=True):
         (a, b), (p, q) = ry[i], rx[j]
         out[a:b, p:q] = joined[i, j]
+    return out
+
+
+@primitive(cost=2, params="colours")
+def gather_at(g: Grid, c: Color) -> Grid | None:
+    """The 3 x 3 windows centred on each cell of colour c, painted over each other into one."""
+    ys, xs = np.nonzero(g == c)
+    if not 2 <= len(ys) <= MAX_PARTS:
+        return None
+    padded = np.pad(g, 1)
+    out = np.zeros((3, 3), dtype=np.uint8)
+    for y, x in zip(ys, xs, strict=True):
+        window = padded[y:y + 3, x:x + 3]
+        clash = (out != 0) & (window != 0) & (out != window)
+        if clash.any():
+            return None
+        out = np.where(window != 0, window, out)
     return out
 
 
