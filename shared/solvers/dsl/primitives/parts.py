@@ -171,6 +171,20 @@ def gather_at(g: Grid, c: Color) -> Grid | None:
     return out
 
 
+@primitive(GRIDS, GRID, cost=1.5)
+def key_paint(parts: Grids) -> Grid | None:
+    """The largest part's shape coloured by the smallest non-empty part (a colour key) blown up to its size."""
+    full = [p for p in parts if p.any()]
+    if len(full) < 2:
+        return None
+    key = min(full, key=lambda p: p.size)
+    shape = max(full, key=lambda p: p.size)
+    if key.size == shape.size or shape.shape[0] % key.shape[0] or shape.shape[1] % key.shape[1] or not key.all():
+        return None
+    big = np.kron(key, np.ones((shape.shape[0] // key.shape[0], shape.shape[1] // key.shape[1]), dtype=np.uint8))
+    return np.where(shape != 0, big, 0).astype(np.uint8)
+
+
 def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
     if n % k == 0:
         s = n // k
