@@ -1130,3 +1130,18 @@ def mirror_around(g: Grid) -> Grid | None:
         free = out[ty, tx] == 0
         out[ty[free], tx[free]] = g[sy[free], sx[free]]
     return out
+
+
+@primitive(cost=2.5, shape="keep", first=True)
+def lift_objects(g: Grid) -> Grid | None:
+    """Every shape moves up by its own height."""
+    comps = components(g, False, True)
+    if not comps or len(comps) > 30:
+        return None
+    out = np.zeros_like(g)
+    for ys, xs in comps:
+        ny = ys - (ys.max() - ys.min() + 1)
+        if ny.min() < 0:
+            return None
+        out[ny, xs] = g[ys, xs]
+    return out
