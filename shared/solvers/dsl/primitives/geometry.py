@@ -99,6 +99,8 @@ def crop_lines(g: Grid) -> Grid | None:
     cols = np.nonzero(g.all(axis=0))[0]
     if len(rows) != 2 or len(cols) != 2 or rows[1] - rows[0] < 2 or cols[1] - cols[0] < 2:
         return None
+    if rows[1] - rows[0] + 1 == g.shape[0] and cols[1] - cols[0] + 1 == g.shape[1]:
+        return None  # the lines are the grid's edges: nothing to crop
     return g[rows[0]:rows[1] + 1, cols[0]:cols[1] + 1].copy()
 
 
