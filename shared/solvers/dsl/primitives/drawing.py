@@ -1145,3 +1145,32 @@ def lift_objects(g: Grid) -> Grid | None:
             return None
         out[ny, xs] = g[ys, xs]
     return out
+
+
+@primitive(cost=2, shape="keep")
+def shoot_through(g: Grid) -> Grid | None:
+    """A shape's one cell of another colour fires a ray of its colour through the shape, over the zeros beyond."""
+    comps = components(g)
+    if not comps or len(comps) > 30:
+        return None
+    h, w = g.shape
+    out = g.copy()
+    hit = False
+    for ys, xs in comps:
+        colours = g[ys, xs]
+        counts = np.bincount(colours)
+        odd = [c for c in np.nonzero(counts == 1)[0] if counts.max() > 1]
+        if len(odd) != 1:
+            continue
+        i = int(np.nonzero(colours == odd[0])[0][0])
+        dy, dx = ys.mean() - ys[i], xs.mean() - xs[i]
+        step = (int(np.sign(dy)) if abs(dy) >= abs(dx) / 2 else 0, int(np.sign(dx)) if abs(dx) >= abs(dy) / 2 else 0)
+        if step == (0, 0):
+            continue
+        y, x = ys[i] + step[0], xs[i] + step[1]
+        while 0 <= y < h and 0 <= x < w:
+            if out[y, x] == 0:
+                out[y, x] = odd[0]
+                hit = True
+            y, x = y + step[0], x + step[1]
+    return out if hit else g
