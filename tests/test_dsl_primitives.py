@@ -30,6 +30,8 @@ OBJS = (G([1, 1], [1, 1]), G([2]), G([3, 3]), G([2]))
 
 # name -> list of (input, extra args, expected output; None means "does not apply")
 CASES = {
+    "dotted_rays": [(G([0, 3, 0, 0, 0], [0, 0, 0, 0, 0]), ("right",), G([0, 3, M, 3, M], [0, 0, 0, 0, 0])),
+                    (np.zeros((2, 2), np.uint8), ("up",), None)],
     "shoot_through": [(G([0, 0, 0, 0, 0], [0, 2, 2, 1, 0]), (), G([0, 0, 0, 0, 0], [1, 2, 2, 1, 0])),
                       (G([0, 2, 2, 0]), (), G([0, 2, 2, 0])), (np.zeros((2, 2), np.uint8), (), None)],
     "lift_objects": [(G([0, 0, 0], [0, 0, 0], [0, 0, 2], [3, 0, 2]), (), G([0, 0, 2], [0, 0, 2], [3, 0, 0], [0, 0, 0])),

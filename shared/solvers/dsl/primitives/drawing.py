@@ -103,6 +103,22 @@ def marked_rays(g: Grid, direction: str) -> Grid | None:
     return np.where((g == 0) & (rays(g, direction) != 0), MARKER, g).astype(np.uint8)
 
 
+def _dotted_down(g: Grid) -> Grid:
+    rows = np.arange(g.shape[0])[:, None]
+    last = np.maximum.accumulate(np.where(g != 0, rows, -1), axis=0)
+    ray = _ray_down(g)
+    odd = (rows - last) % 2 == 1
+    return np.where((g == 0) & (last >= 0), np.where(odd, MARKER, ray), g).astype(np.uint8)
+
+
+@primitive(cost=2, params=(("down",), ("up",), ("left",), ("right",)), shape="keep")
+def dotted_rays(g: Grid, direction: str) -> Grid | None:
+    """Extend every non-zero cell in a direction over zeros, every other cell of the ray marked."""
+    if not g.any():
+        return None
+    return _turned(g, direction, _dotted_down)
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep")
 def star(g: Grid, diagonal: bool) -> Grid:
     """Extend every non-zero cell over zeros in all four straight (or all four diagonal) directions."""
