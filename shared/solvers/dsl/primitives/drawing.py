@@ -735,14 +735,20 @@ def mark_in_box(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep")
-def fill_placeholders(g: Grid, c: Color) -> Grid | None:
-    """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
+def _pattern_besides(g: Grid, c: Color) -> Grid | None:
+    """The box of the cells of colours other than 0 and c (the pattern), or None when there are none or it holds c."""
     ys, xs = np.nonzero((g != 0) & (g != c))
     if not len(ys):
         return None
     pattern = g[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    if (pattern == c).any():
+    return None if (pattern == c).any() else pattern
+
+
+@primitive(cost=2, params="colours", shape="keep")
+def fill_placeholders(g: Grid, c: Color) -> Grid | None:
+    """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
+    pattern = _pattern_besides(g, c)
+    if pattern is None:
         return None
     out = g.copy()
     hit = False
@@ -1058,11 +1064,8 @@ def match_shapes(g: Grid) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep")
 def replace_shapes(g: Grid, c: Color) -> Grid | None:
     """The pattern (the cells of other colours) moves onto every shape of colour c of its form, leaving its place."""
-    ys, xs = np.nonzero((g != 0) & (g != c))
-    if not len(ys):
-        return None
-    pattern = g[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    if (pattern == c).any():
+    pattern = _pattern_besides(g, c)
+    if pattern is None:
         return None
     form = pattern != 0
     out = np.where(g == c, g, 0)
