@@ -332,11 +332,11 @@ def _select_colour(values: list[Grid], outputs: list[Grid]) -> tuple | None:
         scenes = [scene_objects(v, kind) for v in values]
         if any(not 2 <= len(objs) <= MAX_OBJECTS for objs in scenes):
             continue
-        colours = [[int(np.bincount(v[ys, xs]).argmax()) for ys, xs in objs]
-                   for v, objs in zip(values, scenes, strict=True)]
+        colours = [[int(cell[0, 0]) for cell in cut_objects(v, kind, "colour")] for v in values]
         for prop in SELECT_PROPERTIES:
+            scores = [select_values(v, kind, prop) for v in values]
             for how in ("max", "min", "unique"):
-                picks = [choose(select_values(v, kind, prop), how) for v in values]
+                picks = [choose(vals, how) for vals in scores]
                 if all(i is not None and cs[i] == o[0, 0] for i, cs, o in zip(picks, colours, outputs, strict=True)):
                     return kind, prop, how, "colour"
     return None

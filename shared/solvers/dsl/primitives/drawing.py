@@ -889,8 +889,7 @@ def mark_empty_rect(g: Grid) -> Grid | None:
     return out
 
 
-def _bridge_down(g: Grid, shrink: int, out: Grid) -> None:
-    comps = components(g, False, True)
+def _bridge_down(g: Grid, comps: list, shrink: int, out: Grid) -> None:
     for ys, xs in comps:
         for by, bx in comps:
             lo, hi = max(xs.min(), bx.min()) + shrink, min(xs.max(), bx.max()) - shrink
@@ -908,8 +907,8 @@ def bridge(g: Grid, shrink: int) -> Grid | None:
     if not 2 <= len(comps) <= 30:
         return None
     out = g.copy()
-    _bridge_down(g, shrink, out)
-    _bridge_down(g.T, shrink, out.T)
+    _bridge_down(g, comps, shrink, out)
+    _bridge_down(g.T, [(xs, ys) for ys, xs in comps], shrink, out.T)  # the same shapes, transposed
     return out
 
 
@@ -1178,8 +1177,8 @@ def shoot_through(g: Grid) -> Grid | None:
     for ys, xs in comps:
         colours = g[ys, xs]
         counts = np.bincount(colours)
-        odd = [c for c in np.nonzero(counts == 1)[0] if counts.max() > 1]
-        if len(odd) != 1:
+        odd = np.nonzero(counts == 1)[0]
+        if len(odd) != 1 or counts.max() == 1:
             continue
         i = int(np.nonzero(colours == odd[0])[0][0])
         dy, dx = ys.mean() - ys[i], xs.mean() - xs[i]

@@ -151,7 +151,7 @@ def select_values(g: Grid, kind: str, prop: str) -> list:
 
 
 @primitive(search=False)
-def select_object(g: Grid, kind: str, prop: str, how: str, box: bool) -> Grid | None:
+def select_object(g: Grid, kind: str, prop: str, how: str, box: bool | str) -> Grid | None:
     """The one object whose property is largest, smallest or unique: its cells, its box, or ("colour") its colour."""
     objs = scene_objects(g, kind)
     if len(objs) < 2:
