@@ -165,6 +165,39 @@ def test_select_object_fit_answers_one_cell_with_the_picked_objects_colour():
     assert fit_select_object(ins, [np.full((1, 1), 9, np.uint8)] * 3) is None
 
 
+def test_object_stamp_fit_marks_every_object_alike_by_its_colours():
+    from shared.solvers.dsl.fit import fit_object_stamp
+    from shared.solvers.dsl.primitives.props import object_stamp
+
+    def scene(dots):  # 2x2 blocks of colour c with its top-left cell marked by colour m
+        g = np.zeros((9, 9), np.uint8)
+        for y, x, c, m in dots:
+            g[y:y + 2, x:x + 2] = c
+            g[y, x] = m
+        return g
+
+    def answer(dots):  # a cell of the marker colour right of each block's top row, a 5 above its first column
+        g = scene(dots)
+        for y, x, _, m in dots:
+            g[y, x + 2] = m
+            if y:
+                g[y - 1, x] = 5
+        return g
+
+    demos = [[(1, 1, 2, 3), (5, 4, 4, 6)], [(0, 0, 7, 1), (4, 5, 2, 8), (7, 1, 3, 9)]]
+    found = fit_object_stamp([scene(d) for d in demos], [answer(d) for d in demos], [scene([(2, 3, 6, 4)])])
+    assert found is not None and found[:2] == ("any8", 1)
+    assert same(object_stamp(scene([(2, 3, 6, 4), (6, 6, 1, 2)]), *found), answer([(2, 3, 6, 4), (6, 6, 1, 2)]))
+    # a test object of a box size no demo showed twice: no fit
+    wide = scene([(2, 3, 6, 4)])
+    wide[2:4, 5] = 6
+    assert fit_object_stamp([scene(d) for d in demos], [answer(d) for d in demos], [wide]) is None
+    # marks that disagree between two objects of one size: no fit
+    clash = [answer(d) for d in demos]
+    clash[1][0, 2] = 0
+    assert fit_object_stamp([scene(d) for d in demos], clash, [scene([(2, 3, 6, 4)])]) is None
+
+
 def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
     from shared.solvers.dsl.fit import fit_cell_rule
     from shared.solvers.dsl.primitives.cellrule import cell_rule

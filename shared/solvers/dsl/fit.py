@@ -34,11 +34,13 @@ from shared.solvers.dsl.primitives.props import (
     SELECT_PROPERTIES,
     choose,
     cut_objects,
+    object_stamp,
     part_value,
     prop_key,
     properties,
     scene_objects,
     select_values,
+    stamp_anchors,
 )
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -219,6 +221,67 @@ def fit_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
     if not stamps or not all(_same(stamp(v, stamps), o) for v, o in zip(values, outputs, strict=True)):
         return None
     return stamps
+
+
+OBJECT_STAMP_MARGINS = (0, 1, 2, 3)  # how far past its object's box a stamp may reach
+_UNSEEN, _CLASH = -1, -2
+
+
+def fit_object_stamp(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> tuple | None:
+    """(kind, margin, table) when every object, by the size of its box, gets the same marks around
+    it in every demo (colours by role, so a mark may take the object's own colour); the smallest
+    margin, and each box size backed by two objects or more, seen again in the tests."""
+    for kind in OBJECT_KINDS:
+        anchors = [stamp_anchors(v, kind) for v in values]
+        test_anchors = [stamp_anchors(t, kind) for t in tests]
+        if any(a is None for a in anchors + test_anchors):
+            continue
+        sizes = Counter((y1 - y0, x1 - x0) for a in anchors for (y0, x0, y1, x1), _ in a)
+        if any((y1 - y0, x1 - x0) not in sizes or sizes[(y1 - y0, x1 - x0)] < 2
+               for a in test_anchors for (y0, x0, y1, x1), _ in a):
+            continue
+        for margin in OBJECT_STAMP_MARGINS:
+            table = _stamp_table(values, outputs, anchors, margin)
+            if table is not None and all(_same(object_stamp(v, kind, margin, table), o)
+                                         for v, o in zip(values, outputs, strict=True)):
+                return kind, margin, table
+    return None
+
+
+def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin: int) -> dict | None:
+    """Per box size, the marks every object of that size agrees on (None on a clash): a cell is
+    marked where some demo changed it; its code is a colour, or 16 + r for the object's r-th colour."""
+    codes: dict[tuple, np.ndarray] = {}
+    kept: dict[tuple, np.ndarray] = {}
+    pad = max(OBJECT_STAMP_MARGINS)
+    for v, o, objs in zip(values, outputs, anchors, strict=True):
+        pv = np.pad(v.astype(np.int16), pad, constant_values=-1)
+        po = np.pad(o.astype(np.int16), pad, constant_values=-1)
+        for (y0, x0, y1, x1), ranked in objs:
+            size = (y1 - y0, x1 - x0)
+            sl = np.s_[pad + y0 - margin:pad + y1 + margin, pad + x0 - margin:pad + x1 + margin]
+            wv, wo = pv[sl], po[sl]
+            role = np.full(17, -1, dtype=np.int16)
+            role[ranked] = 16 + np.arange(1, len(ranked) + 1)
+            code = np.where(wo < 0, _UNSEEN, np.where(role[np.where(wo < 0, 16, wo)] > 0, role[wo.clip(0)], wo))
+            if size not in codes:
+                codes[size] = np.full(wv.shape, _UNSEEN, dtype=np.int16)
+                kept[size] = np.ones(wv.shape, dtype=bool)
+            known = codes[size]
+            inside = wo >= 0
+            kept[size] &= ~inside | (wo == wv)
+            fresh = inside & (known == _UNSEEN)
+            known[fresh] = code[fresh]
+            known[inside & (known != code)] = _CLASH
+    table = {}
+    for size, known in codes.items():
+        marked = ~kept[size] & (known != _UNSEEN)
+        if (known[marked] == _CLASH).any():
+            return None
+        ys, xs = np.nonzero(marked)
+        table[size] = tuple((int(y), int(x), int(c) if c < 16 else 16 - int(c))
+                            for y, x, c in zip(ys, xs, known[ys, xs], strict=True))
+    return table if any(table.values()) else None
 
 
 def _object_explanations(values: list[Grid], outputs: list[Grid], kind: str) -> list | None:

@@ -3,7 +3,7 @@
 A state is what one program computes on every input (demos first, then tests); states are
 deduplicated by a hash of their kind and contents, so two programs that agree everywhere are one.
 Each new grid state whose demo shapes match the demo outputs is checked exactly, then with a
-learned recolour, per-object recolour or local rule, and kept as a possible piece for `combine`;
+learned recolour, per-object recolour or stamp, or local rule, and kept as a possible piece for `combine`;
 other states are tried with learned resizing last steps (block layouts, pattern continuation,
 fixed windows, picking one object by a property) and lookups. A last step that cannot give the
 outputs' size is never generated. Guards cap grid sizes, the number of stored states and their
@@ -25,6 +25,7 @@ from shared.solvers.dsl.fit import (
     fit_extend,
     fit_local_rule,
     fit_lookup,
+    fit_object_stamp,
     fit_overlay_order,
     fit_part_table,
     fit_recolor,
@@ -37,7 +38,7 @@ from shared.solvers.dsl.primitives import Op, search_ops
 from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
 from shared.solvers.dsl.primitives.parts import overlay_order
-from shared.solvers.dsl.primitives.props import part_table, recolor_objects, select_object
+from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object
 from shared.solvers.dsl.program import INPUT, Node, call
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_SIDE
 
@@ -264,6 +265,12 @@ class Search:
             node = call("stamp", self.node(sid), args=(stamps,))
             size = sum(len(m) for m in stamps.values())
             self._offer(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
+                                  self.n_demo))
+        found = fit_object_stamp(demo, self.outputs, test)
+        if found is not None:
+            node = call("object_stamp", self.node(sid), args=found)
+            size = sum(len(m) for m in found[2].values())
+            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.05 * size, [object_stamp(t, *found) for t in test],
                                   self.n_demo))
         if self.cell_fits < MAX_CELL_FITS[1] and self.cell_time < self.cell_allowance:
             wide = self.cell_fits < MAX_CELL_FITS[0]

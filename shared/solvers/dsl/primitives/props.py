@@ -119,6 +119,47 @@ def recolor_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
     return out
 
 
+MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
+
+
+def stamp_anchors(g: Grid, kind: str) -> list[tuple] | None:
+    """Per object: its box (y0, x0, y1, x1) and its colours ranked by count (ties: the lower colour),
+    the roles a stamp names them by; None when there are none, too many, or one spans the grid."""
+    out = []
+    for ys, xs in scene_objects(g, kind):
+        y0, x0, y1, x1 = int(ys.min()), int(xs.min()), int(ys.max()) + 1, int(xs.max()) + 1
+        if (y1 - y0, x1 - x0) == g.shape:
+            return None
+        counts = np.bincount(g[ys, xs], minlength=16)
+        ranked = sorted(np.flatnonzero(counts).tolist(), key=lambda c: (-counts[c], c))
+        out.append(((y0, x0, y1, x1), ranked))
+    return out if 0 < len(out) <= MAX_STAMPED else None
+
+
+@primitive(search=False, shape="keep")
+def object_stamp(g: Grid, kind: str, margin: int, table: dict) -> Grid | None:
+    """Paint table[box size] = ((dy, dx, colour), ...) around each object; colour -r: its r-th commonest."""
+    # dy, dx count from (y0 - margin, x0 - margin); a colour -r is the object's r-th commonest colour
+    anchors = stamp_anchors(g, kind)
+    if anchors is None:
+        return None
+    out = g.copy()
+    h, w = g.shape
+    for (y0, x0, y1, x1), ranked in anchors:
+        marks = table.get((y1 - y0, x1 - x0))
+        if marks is None:
+            return None
+        for dy, dx, colour in marks:
+            y, x = y0 - margin + dy, x0 - margin + dx
+            if colour < 0:
+                if -colour > len(ranked):
+                    return None
+                colour = ranked[-colour - 1]
+            if 0 <= y < h and 0 <= x < w:
+                out[y, x] = colour
+    return out
+
+
 def choose(values: list, how: str) -> int | None:
     """Index of the one value that is largest, smallest or unique (unique only for unordered ones)."""
     if not values or (how != "unique" and isinstance(values[0], str)):
