@@ -165,6 +165,26 @@ def test_select_object_fit_answers_one_cell_with_the_picked_objects_colour():
     assert fit_select_object(ins, [np.full((1, 1), 9, np.uint8)] * 3) is None
 
 
+def test_select_part_fit_picks_the_part_by_a_property_value():
+    from shared.solvers.dsl.fit import fit_select_part
+    from shared.solvers.dsl.primitives.props import select_part
+
+    def sym(a, b):  # the same about its diagonal
+        return np.array([[a, b], [b, a]], np.uint8)
+
+    def odd(a, b):
+        return np.array([[a, a], [b, a]], np.uint8)
+
+    demos = [(sym(1, 2), odd(3, 4), sym(5, 6)), (odd(1, 7), sym(2, 8)), (sym(9, 1), sym(3, 2), odd(4, 2), sym(5, 1))]
+    outputs = [odd(3, 4), odd(1, 7), odd(4, 2)]  # the part that is not symmetric about its diagonal
+    found = fit_select_part(demos, outputs, [(sym(6, 2), odd(8, 3), sym(7, 1))])
+    assert found == ("transpose", "min")
+    assert same(select_part((sym(6, 2), odd(8, 3), sym(7, 1)), *found), odd(8, 3))
+    # an output that is no part: no fit; a test with two odd parts: no pick, no fit
+    assert fit_select_part(demos, [odd(3, 4), odd(1, 7), sym(4, 4)], [(sym(1, 2), odd(3, 4))]) is None
+    assert fit_select_part(demos, outputs, [(odd(1, 2), odd(3, 4), sym(5, 6))]) is None
+
+
 def test_object_stamp_fit_marks_every_object_alike_by_its_colours():
     from shared.solvers.dsl.fit import fit_object_stamp
     from shared.solvers.dsl.primitives.props import object_stamp

@@ -30,12 +30,15 @@ from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
     PART_PROPERTIES,
+    PICK_PROPERTIES,
     PROPERTIES,
     SELECT_PROPERTIES,
     choose,
     cut_objects,
     object_stamp,
     part_value,
+    pick_index,
+    pick_value,
     prop_key,
     properties,
     scene_objects,
@@ -534,6 +537,27 @@ def fit_part_table(values: list, outputs: list[Grid], tests: list) -> tuple | No
             covered = all(prop_key(part_value(p, prop)) in table for t in tests for p in t)
             if covered and len(table) < n:
                 return (prop, table, shape) if stretch == (1, 1) else (prop, table, shape, stretch)
+    return None
+
+
+def fit_select_part(values: list, outputs: list[Grid], tests: list) -> tuple | None:
+    """(prop, how) when every demo output is the part that a property picks: its largest, smallest
+    or unique value, or one value every demo picked by; and it picks one part of every test."""
+    if any(len(parts) < 2 for parts in values + tests):
+        return None
+    right = []
+    for parts, o in zip(values, outputs, strict=True):
+        hits = {i for i, p in enumerate(parts) if _same(p, o)}
+        if not hits:
+            return None
+        right.append(hits)
+    for prop in PICK_PROPERTIES:
+        table = [[pick_value(p, prop) for p in parts] for parts in values]
+        picked = {table[k][min(hits)] for k, hits in enumerate(right)}
+        for how in ("max", "min", "unique", *([picked.pop()] if len(picked) == 1 else [])):
+            if all(pick_index(vals, how) in hits for vals, hits in zip(table, right, strict=True)) and \
+                    all(pick_index([pick_value(p, prop) for p in parts], how) is not None for parts in tests):
+                return prop, how
     return None
 
 

@@ -31,6 +31,7 @@ from shared.solvers.dsl.fit import (
     fit_recolor,
     fit_recolor_objects,
     fit_select_object,
+    fit_select_part,
     fit_stamp,
     local_rule_kinds,
 )
@@ -38,7 +39,7 @@ from shared.solvers.dsl.primitives import Op, search_ops
 from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
 from shared.solvers.dsl.primitives.parts import overlay_order
-from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object
+from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object, select_part
 from shared.solvers.dsl.program import INPUT, Node, call
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_SIDE
 
@@ -191,12 +192,17 @@ class Search:
             self.candidates.append(c)
 
     def _check_parts(self, sid: int, values: tuple, cost: float) -> None:
-        """Parts: painted over each other in a learned order, or one output cell per part by a table."""
+        """Parts: one picked by a property, painted over each other in a learned order, or one output cell
+        per part by a table."""
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
         order = fit_overlay_order(demo, self.outputs)
         if order is not None:
             node = call("overlay_order", self.node(sid), args=(order,))
             self._offer(Candidate(node, "fitted", cost + 1.5, [overlay_order(t, order) for t in test], self.n_demo))
+        found = fit_select_part(demo, self.outputs, test)
+        if found is not None:
+            node = call("select_part", self.node(sid), args=found)
+            self._offer(Candidate(node, "fitted", cost + 1.5, [select_part(t, *found) for t in test], self.n_demo))
         found = fit_part_table(demo, self.outputs, test)
         if found is not None:
             node = call("part_table", self.node(sid), args=found)

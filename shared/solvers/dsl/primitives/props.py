@@ -220,6 +220,51 @@ def cut_objects(g: Grid, kind: str, box: bool) -> list[Grid]:
     return [_cut(g, obj, box) for obj in scene_objects(g, kind)]
 
 
+PICK_PROPERTIES = ("cells", "zeros", "ncolours", "pieces", "height", "width", "lr", "ud", "transpose", "rot180",
+                   "symmetric", *(f"cells_{c}" for c in range(1, 10)))
+
+
+def pick_value(part: Grid, prop: str) -> int:
+    """An orderable fact about one part: non-zero or zero cells, colours, one-colour pieces, height,
+    width, whether it is mirror symmetric (left-right, up-down, about the diagonal, turned 180
+    degrees, any of the first three), or its count of one colour."""
+    if prop == "cells":
+        return int((part != 0).sum())
+    if prop == "zeros":
+        return int((part == 0).sum())
+    if prop == "ncolours":
+        return len(set(part.ravel().tolist()) - {0})
+    if prop == "pieces":
+        return len(components(part, True, True))
+    if prop in ("height", "width"):
+        return part.shape[prop == "width"]
+    if prop.startswith("cells_"):
+        return int((part == int(prop[6:])).sum())
+    flips = {"lr": part[:, ::-1], "ud": part[::-1], "rot180": part[::-1, ::-1], "transpose": part.T}
+    if prop == "symmetric":
+        return int(any(np.array_equal(part, flips[k]) for k in ("lr", "ud", "transpose")))
+    if prop not in flips:
+        raise ValueError(f"unknown pick property {prop!r}")
+    return int(np.array_equal(part, flips[prop]))
+
+
+def pick_index(values: list[int], how: str | int) -> int | None:
+    """Index of the one value that is largest, smallest, unique, or equal to `how` when it is a number."""
+    if isinstance(how, str):
+        return choose(values, how)
+    hits = [i for i, v in enumerate(values) if v == how]
+    return hits[0] if len(hits) == 1 else None
+
+
+@primitive(GRIDS, GRID, search=False)
+def select_part(parts: Grids, prop: str, how: str | int) -> Grid | None:
+    """The one part whose property (`pick_value`) is largest, smallest, unique, or the learned value."""
+    if len(parts) < 2:
+        return None
+    i = pick_index([pick_value(p, prop) for p in parts], how)
+    return None if i is None else parts[i].copy()
+
+
 PART_PROPERTIES = ("count", "colour", "ncolours", "pattern")
 
 
