@@ -249,3 +249,27 @@ def test_augmented_programs_map_back_to_the_original_task(transform):
     wrapped = _wrap(node, aug)
     assert same(run(wrapped, g), expected)
     assert same(run_source(to_source(wrapped), g), expected)
+
+
+def test_the_first_tree_guess_grows_on_the_input_itself():
+    from shared.solvers.dsl.search import Search, Sized
+    from shared.solvers.dsl.solver import _guesses
+
+    def answer(g):  # cells with exactly two non-zero side neighbours turn 5
+        p = np.pad(g != 0, 1)
+        around = p[:-2, 1:-1].astype(int) + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+        return np.where(around == 2, 5, g).astype(np.uint8)
+
+    rng = np.random.default_rng(11)
+    ins = [_sparse(rng, 7, 7, density=0.4) for _ in range(5)]
+    search = Search(ins[:4], [answer(g) for g in ins[:4]], ins[4:], time.monotonic() + 1.0)
+    search.run()
+    # three states closer to the demo outputs than the input is (each one cell off), with their own answers
+    for k in range(3):
+        near = [answer(g) for g in ins[:4]]
+        near[k][0, 0] = 9
+        search.sized.append(Sized(k + 1, 5.0, near, [np.full((7, 7), k + 1, np.uint8)]))
+    guesses = _guesses(search, time.monotonic() + 2.0)
+    assert guesses[0].kind == "tree"
+    assert "= cell_rule(I," in to_source(guesses[0].node)
+    assert same(guesses[0].preds[0], answer(ins[4]))
