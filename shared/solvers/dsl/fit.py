@@ -240,8 +240,7 @@ def fit_object_stamp(values: list[Grid], outputs: list[Grid], tests: list[Grid])
         if any(a is None for a in anchors + test_anchors):
             continue
         sizes = Counter((y1 - y0, x1 - x0) for a in anchors for (y0, x0, y1, x1), _ in a)
-        if any((y1 - y0, x1 - x0) not in sizes or sizes[(y1 - y0, x1 - x0)] < 2
-               for a in test_anchors for (y0, x0, y1, x1), _ in a):
+        if any(sizes[(y1 - y0, x1 - x0)] < 2 for a in test_anchors for (y0, x0, y1, x1), _ in a):
             continue
         for margin in OBJECT_STAMP_MARGINS:
             table = _stamp_table(values, outputs, anchors, margin)
@@ -266,7 +265,8 @@ def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin:
             wv, wo = pv[sl], po[sl]
             role = np.full(17, -1, dtype=np.int16)
             role[ranked] = 16 + np.arange(1, len(ranked) + 1)
-            code = np.where(wo < 0, _UNSEEN, np.where(role[np.where(wo < 0, 16, wo)] > 0, role[wo.clip(0)], wo))
+            by_role = role[wo.clip(0)]  # outside the grid reads colour 0, which no object has
+            code = np.where(wo < 0, _UNSEEN, np.where(by_role > 0, by_role, wo))
             if size not in codes:
                 codes[size] = np.full(wv.shape, _UNSEEN, dtype=np.int16)
                 kept[size] = np.ones(wv.shape, dtype=bool)
@@ -553,10 +553,11 @@ def fit_select_part(values: list, outputs: list[Grid], tests: list) -> tuple | N
         right.append(hits)
     for prop in PICK_PROPERTIES:
         table = [[pick_value(p, prop) for p in parts] for parts in values]
+        test_table = [[pick_value(p, prop) for p in parts] for parts in tests]
         picked = {table[k][min(hits)] for k, hits in enumerate(right)}
         for how in ("max", "min", "unique", *([picked.pop()] if len(picked) == 1 else [])):
             if all(pick_index(vals, how) in hits for vals, hits in zip(table, right, strict=True)) and \
-                    all(pick_index([pick_value(p, prop) for p in parts], how) is not None for parts in tests):
+                    all(pick_index(vals, how) is not None for vals in test_table):
                 return prop, how
     return None
 

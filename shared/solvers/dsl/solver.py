@@ -191,10 +191,9 @@ def _guesses(search: Search, deadline: float) -> list[Candidate]:
     on the input (when it has the outputs' size) and the sized states closest to the demo outputs,
     then those states as they are."""
     closest = _closest(search)
-    # the input itself first, when it has the outputs' size: a tree over its own cells is the plainest guess
-    root = [s for s in closest if s.state == 0]
     out = []
-    for s in (root + [s for s in closest if s.state != 0])[:TREE_BASES]:
+    # the input itself (state 0) first, when it has the outputs' size: a tree over its own cells is the plainest guess
+    for s in sorted(closest, key=lambda s: s.state != 0)[:TREE_BASES]:
         tree = fit_cell_tree(s.demo, search.outputs, s.test, deadline=deadline)
         if tree is not None:
             node = call("cell_rule", search.node(s.state), args=tree)

@@ -139,7 +139,7 @@ def stamp_anchors(g: Grid, kind: str) -> list[tuple] | None:
 @primitive(search=False, shape="keep")
 def object_stamp(g: Grid, kind: str, margin: int, table: dict) -> Grid | None:
     """Paint table[box size] = ((dy, dx, colour), ...) around each object; colour -r: its r-th commonest."""
-    # dy, dx count from (y0 - margin, x0 - margin); a colour -r is the object's r-th commonest colour
+    # dy, dx count from the box's top-left corner less the margin, (y0 - margin, x0 - margin)
     anchors = stamp_anchors(g, kind)
     if anchors is None:
         return None
@@ -270,14 +270,12 @@ PART_PROPERTIES = ("count", "colour", "ncolours", "pattern")
 
 def part_value(part: Grid, prop: str):
     """One small fact about a part (a cell of a split grid, an object): the key of a part table."""
-    if prop == "count":
-        return int((part != 0).sum())
+    if prop in ("count", "ncolours"):
+        return pick_value(part, "cells" if prop == "count" else prop)
     if prop == "colour":
         counts = np.bincount(part.ravel(), minlength=10)
         counts[0] = 0
         return int(np.argmax(counts)) if counts.any() else 0
-    if prop == "ncolours":
-        return len(set(part.ravel().tolist()) - {0})
     if prop == "pattern":
         return bytes(part.shape) + (part != 0).tobytes()
     raise ValueError(f"unknown part property {prop!r}")
