@@ -127,6 +127,39 @@ def test_verify_ladder_union_and_run_folder(flip_tasks, tmp_path, capsys):
     assert "solved 1/3 tasks" in capsys.readouterr().out
 
 
+def test_verify_reruns_a_dsl_run_s_printed_programs_in_the_sandbox(flip_tasks, tmp_path, capsys):
+    from shared import bench
+
+    run = tmp_path / "dsl_flips"
+    assert bench.main(["--solver", "dsl", "--tasks", str(flip_tasks), "--budget-s", "3", "--workers", "0",
+                       "--no-progress", "--out", str(run)]) == 0
+    programs = read_programs(run)
+    assert {p.task_id for p in programs} == {"flip_a", "flip_b", "flip_c"}
+    assert {p.agent for p in programs} == {"dsl_flips"} and all("def solve(I):" in p.code for p in programs)
+    out = tmp_path / "verified"
+    assert verify_cmd.main(["--tasks", str(flip_tasks), "--programs", str(run), "--library", "dsl",
+                            "--workers", "1", "--out", str(out)]) == 0
+    # each task as the run scored it: its programs reproduce the demos and the run's answers
+    ran = {json.loads(line)["task_id"]: json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()}
+    rows = {json.loads(line)["task_id"]: json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()}
+    assert rows["flip_a"]["status"] == rows["flip_b"]["status"] == "solved"
+    assert {k: r["status"] for k, r in rows.items()} == {k: r["status"] for k, r in ran.items()}
+    assert all(r["attempts"] == ran[k]["attempts"] for k, r in rows.items())
+    # without the library the same programs cannot import the DSL
+    assert verify_cmd.main(["--tasks", str(flip_tasks), "--programs", str(run / "results.jsonl"),
+                            "--workers", "1", "--out", str(tmp_path / "plain")]) == 0
+    assert "solved 0/3 tasks" in capsys.readouterr().out
+
+
+def test_a_run_s_results_with_a_broken_line_name_the_file_and_line(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    row = {"task_id": "a", "trace": {"program": "def solve(I):\n    return I\n"}}
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n{oops\n")
+    with pytest.raises(ProgramFileError, match=r"results.jsonl: line 2: not JSON"):
+        read_programs(run)
+
+
 def test_verify_counts_curated_tasks_without_programs(flip_tasks, tmp_path):
     curate_cmd.main(["--tasks", str(flip_tasks), "--out", str(tmp_path / "cur")])
     write_programs(tmp_path / "p.json", [{"task_id": "flip_a", "code": FLIP}])

@@ -1,7 +1,8 @@
 """The DSL solver end to end on fixture tasks this project writes itself (not ARC tasks).
 
-Each task is solved within its budget, its printed program re-executes to the same answers,
-the trace is JSON, and a hostile 30x30 task finishes in budget with bounded memory.
+Each task is solved within its budget, its printed program re-executes to the same answers
+(in this process and in a sandbox worker that preloads the DSL), the trace is JSON, and a
+hostile 30x30 task finishes in budget with bounded memory.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from shared.augment import Augmentation
 from shared.grids import same
+from shared.sandbox import SandboxPool
 from shared.solvers import make_solver
 from shared.solvers.dsl import DslSolver
 from shared.solvers.dsl.program import INPUT, call, run, run_source, to_source
@@ -156,8 +158,14 @@ def solver():
     return DslSolver()
 
 
+@pytest.fixture(scope="module")
+def dsl_pool():
+    with SandboxPool(workers=1, time_limit_s=10.0, library="dsl") as p:
+        yield p
+
+
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_solves_fixture_within_budget(solver, name):
+def test_solves_fixture_within_budget(solver, dsl_pool, name):
     fn, make = FIXTURES[name]
     task, answers = _task(fn, make, seed=len(name))
     budget = 8.0
@@ -175,6 +183,11 @@ def test_solves_fixture_within_budget(solver, name):
         assert same(rerun, pred.attempts[i][0]), trace["program"]
     for pair in task.train:
         assert same(run_source(trace["program"], pair.input), pair.output)
+    # the same text in the sandbox: every demo output, then the first answers
+    inputs = [p.input for p in task.train + task.test]
+    expected = [p.output for p in task.train] + [a[0] for a in pred.attempts]
+    verdict = dsl_pool.run(trace["program"], inputs, expected)
+    assert verdict.status == "ok", verdict.detail
 
 
 def test_a_background_that_changes_between_pairs_is_swapped_per_pair(solver):

@@ -155,3 +155,34 @@ def test_sandbox_bench_command_prints_both_figures(capsys):
     assert bench.main(["--n", "20", "--tasks", "5", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "verifications/s on 1 workers; plain exec:" in out and "(ceiling)" in out
+
+
+def test_a_dsl_library_pool_runs_printed_dsl_programs_and_a_plain_pool_does_not():
+    from shared.solvers.dsl.program import INPUT, call, to_source
+
+    src = to_source(call("recolor", call("flip_lr", call("crop_content", INPUT)), args=({1: 7},)))
+    grid, answer = [[0, 0, 0], [0, 1, 2]], [[2, 7]]
+    with SandboxPool(workers=1, library="dsl") as dsl:
+        assert dsl.run(src, [grid], [answer]).status == "ok"
+    plain = run_program(src, [grid], [answer])
+    assert plain.status == "error" and "No module named 'shared'" in plain.detail
+
+
+@pytest.mark.parametrize("attack", [
+    "import shared.solvers.dsl.primitives.geometry as m\nm.flip_lr.__code__ = (lambda g: g).__code__",
+    "import shared.solvers.dsl.primitives as m\nm.flip_lr = m.transpose",
+    "from shared.solvers.dsl.primitives import PRIMITIVES\nPRIMITIVES.pop('flip_lr')",
+    "import shared.solvers.dsl.solver as m\nm._PROBE[0, 0] = 9",
+])
+def test_a_program_that_changes_the_library_is_forbidden_and_the_next_one_sees_it_intact(attack):
+    use = "from shared.solvers.dsl.primitives import *\nfrom shared.solvers.dsl.primitives import PRIMITIVES\n" \
+          "def solve(I):\n    assert 'flip_lr' in PRIMITIVES and I.dtype == np.uint8\n    return flip_lr(I)\n"
+    with SandboxPool(workers=1, library="dsl") as pool:
+        bad = pool.run(attack + "\ndef solve(grid):\n    return grid\n", [GRID])
+        assert bad.status == "forbidden" and "preloaded library" in bad.detail
+        assert pool.run(use, [GRID], [FLIPPED]).status == "ok"
+
+
+def test_an_unknown_library_is_named():
+    with pytest.raises(ValueError, match="no sandbox library named 'dls'; known: dsl"):
+        SandboxPool(library="dls")

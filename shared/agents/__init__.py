@@ -6,7 +6,9 @@ every program in the sandbox on the demos and then the test inputs and unions th
 This module holds what they share: the program file format and code extraction.
 
 Program files are the seed's format: a JSON list of {"task_id": ..., "code": "def solve(grid): ..."}
-(extra keys are kept), any number of files.
+(extra keys are kept), any number of files. A run folder's `results.jsonl` reads as one too:
+the programs its rows' traces printed (the DSL search prints up to two per task), so
+`verify --library dsl` re-runs a DSL run's programs in the sandbox.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+RUN_RESULTS = "results.jsonl"  # a run folder's rows, whose traces hold printed programs
 
 
 class ProgramFileError(ValueError):
@@ -32,14 +36,18 @@ class Program:
 
     @property
     def agent(self) -> str:
-        """The agent that wrote it: the file's name without extension."""
-        return Path(self.source).stem
+        """The agent that wrote it: the file's name without extension (a run's: its folder's name)."""
+        p = Path(self.source)
+        return p.parent.name if p.name == RUN_RESULTS else p.stem
 
 
 def program_files(path: str | os.PathLike) -> list[Path]:
     """A program file, or every *.json file in a folder (sorted), except the task chunks and
-    manifest `curate` writes, so agents may answer into their curated folder."""
+    manifest `curate` writes, so agents may answer into their curated folder; a run folder
+    (one with results.jsonl): its results."""
     p = Path(path)
+    if p.is_dir() and (p / RUN_RESULTS).is_file():
+        return [p / RUN_RESULTS]
     if p.is_dir():
         return sorted(f for f in p.glob("*.json") if f.is_file() and f.name != "manifest.json"
                       and not f.name.startswith("tasks_"))
@@ -52,6 +60,9 @@ def read_programs(path: str | os.PathLike) -> list[Program]:
     """Every program in a file or a folder of files, validated."""
     out = []
     for f in program_files(path):
+        if f.name == RUN_RESULTS:
+            out += _run_programs(f)
+            continue
         try:
             data = json.loads(f.read_text())
         except (OSError, json.JSONDecodeError) as e:
@@ -66,6 +77,31 @@ def read_programs(path: str | os.PathLike) -> list[Program]:
                     raise ProgramFileError(f"{f}: item {i}: '{key}' must be a string")
             extra = {k: v for k, v in item.items() if k not in ("task_id", "code")}
             out.append(Program(item["task_id"], item["code"], str(f), i, extra))
+    return out
+
+
+def _run_programs(f: Path) -> list[Program]:
+    """The programs a run's rows printed: each trace's "programs" (else its "program"), in order."""
+    out = []
+    try:
+        lines = f.read_text().splitlines()
+    except OSError as e:
+        raise ProgramFileError(f"{f}: cannot read run results: {e}") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ProgramFileError(f"{f}: line {n}: not JSON: {e}") from None
+        if not isinstance(row, dict) or not isinstance(row.get("task_id"), str):
+            raise ProgramFileError(f"{f}: line {n}: expected a results row with a 'task_id'")
+        trace = row.get("trace") or {}
+        codes = trace.get("programs") or ([trace["program"]] if trace.get("program") else [])
+        for code in codes:
+            if not isinstance(code, str):
+                raise ProgramFileError(f"{f}: line {n}: a program must be a string")
+            out.append(Program(row["task_id"], code, str(f), len(out), {"kind": trace.get("kind")}))
     return out
 
 

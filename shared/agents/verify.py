@@ -20,7 +20,7 @@ from pathlib import Path
 
 from shared.agents import Program, ProgramFileError, read_programs
 from shared.grids import to_list
-from shared.sandbox import DEFAULT_TIME_S, SandboxPool, Verdict, task_job
+from shared.sandbox import DEFAULT_TIME_S, LIBRARIES, SandboxPool, Verdict, task_job
 from shared.scoring import correct_per_test, write_submission
 from shared.solvers.programs import rank_outputs
 from shared.tasks import Task, TaskError, TaskSet, load, strip_test_outputs
@@ -123,14 +123,15 @@ def summarise(rows: list[dict], tasks_name: str, n_programs: int, workers: int, 
 
 
 def run_verify(tasks: list[Task], programs: list[Program], out_dir: str | os.PathLike, workers: int = 2,
-               time_limit_s: float = DEFAULT_TIME_S, tasks_name: str = "") -> dict:
-    """Verify, union, and write the run folder; returns the summary."""
+               time_limit_s: float = DEFAULT_TIME_S, tasks_name: str = "", library: str | None = None) -> dict:
+    """Verify, union, and write the run folder; returns the summary. `library`: one the
+    sandbox workers preload for the programs to import ("dsl")."""
     from shared.report import write_report
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    with SandboxPool(workers=workers, time_limit_s=time_limit_s) as pool:
+    with SandboxPool(workers=workers, time_limit_s=time_limit_s, library=library) as pool:
         rows = verify(tasks, programs, pool)
     wall = time.perf_counter() - t0
     with open(out / "results.jsonl", "w") as f:
@@ -168,11 +169,14 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared verify", description=__doc__.splitlines()[0])
     p.add_argument("--tasks", required=True, help="task set with test outputs (arc1/train, a folder, ...)")
     p.add_argument("--solutions", help="Kaggle solutions file for a challenges file")
-    p.add_argument("--programs", required=True, nargs="+", help="program files or folders of them")
+    p.add_argument("--programs", required=True, nargs="+",
+                   help="program files or folders of them, or a run folder (its printed programs)")
     p.add_argument("--curated", help="a curate output folder: report exactly its tasks (skipped ones count)")
     p.add_argument("--ids", help="comma-separated task ids to report (default: those with programs)")
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     p.add_argument("--time-limit-s", type=float, default=DEFAULT_TIME_S, help="per program run (default 3)")
+    p.add_argument("--library", choices=sorted(LIBRARIES),
+                   help="a library the sandbox preloads for programs to import (dsl: printed DSL programs)")
     p.add_argument("--out", required=True, help="run folder to write")
     args = p.parse_args(argv)
     try:
@@ -188,7 +192,7 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"warning: programs for {len(unknown)} task ids not in {args.tasks}: {', '.join(unknown[:10])}",
               file=sys.stderr)
-    summary = run_verify(chosen, programs, args.out, args.workers, args.time_limit_s, args.tasks)
+    summary = run_verify(chosen, programs, args.out, args.workers, args.time_limit_s, args.tasks, args.library)
     for agent, a in sorted(summary["agents"].items()):
         print(f"  {agent}: solved {a['solved']}/{a['tasks']} (passes demos {a['passes_demos']})")
     print(f"statuses: {summary['statuses']}; submission pass@2 {100 * summary['submission_pass_at_2']:.1f}%")

@@ -20,10 +20,16 @@ binaries under sys.path (so imports work but task JSON, /etc or /proc cannot be 
 refusal makes the call `forbidden`, even if the program caught the exception; so does
 replacing anything in builtins or numpy (undone before the next call). Programs see the
 whole of Python's builtins and numpy, and get a fresh copy of each input grid as a list of
-lists of ints. Outputs are validated in the child and again in the parent; expected grids
-never reach the child; replies are JSON with a size cap (no pickle), so a subverted worker
-cannot run code in the parent. A worker that broke a rule, changed shared state (signal
-handlers, stdout, a thread left running), timed out, ran out of memory or died is replaced.
+lists of ints. A pool may preload a library (`SandboxPool(library="dsl")`: the DSL primitives,
+which printed DSL programs import); it is imported before the hook, inputs then come as uint8
+arrays, module sources under it become readable, and a program that replaces one of its
+names, a function's code or defaults, or changes a module-level dict, list, set or array is
+`forbidden` (undone, the worker replaced); objects nested deeper in the library are not
+watched. Outputs are validated in the child and
+again in the parent; expected grids never reach the child; replies are JSON with a size cap
+(no pickle), so a subverted worker cannot run code in the parent. A worker that broke a rule,
+changed shared state (signal handlers, stdout, a thread left running), timed out, ran out of
+memory or died is replaced.
 
 What it does not cover. An audit-hook sandbox is defence in depth, not a security boundary
 against a determined attacker: there is no seccomp filter, namespace, container or separate
@@ -35,10 +41,10 @@ refused (they only retire the worker). Invalid *input* grids are the caller's bu
 inside a container or VM as well.
 """
 
-from shared.sandbox.pool import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Job, SandboxPool, default_pool
+from shared.sandbox.pool import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, LIBRARIES, Job, SandboxPool, default_pool
 from shared.sandbox.verdict import STATUSES, Outcome, Verdict, worst
 
-__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIME_S", "STATUSES", "Job", "Outcome", "SandboxPool", "Verdict",
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIME_S", "LIBRARIES", "STATUSES", "Job", "Outcome", "SandboxPool", "Verdict",
            "default_pool", "task_job", "run_program", "worst"]
 
 

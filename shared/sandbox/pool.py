@@ -34,6 +34,8 @@ from shared.sandbox.verdict import STATUSES, Outcome, Verdict, worst
 from shared.tasks import MAX_SIDE, N_COLOURS, TaskError, as_grid
 
 WORKER = Path(__file__).with_name("worker.py")
+# libraries a pool may preload into its workers, so programs can import them: name -> modules
+LIBRARIES = {"dsl": ("shared.solvers.dsl.primitives",)}
 HEADER = struct.Struct(">I")
 DEFAULT_TIME_S = 3.0  # per call (all inputs of one program); simple ARC programs take milliseconds
 DEFAULT_MEMORY_MB = 512  # address space a program may add on top of python + numpy (~150 MB)
@@ -162,15 +164,23 @@ class SandboxPool:
 
     time_limit_s: wall and CPU seconds per call (the program's definition plus all inputs).
     memory_mb: address space a program may allocate on top of the worker's own.
+    library: a name from `LIBRARIES` ("dsl") that every worker imports before locking down, so
+    programs may `from shared.solvers.dsl.primitives import *` (printed DSL programs do); its
+    programs get each input grid as a uint8 array, as the library's functions expect.
     """
 
     def __init__(self, workers: int = 1, time_limit_s: float = DEFAULT_TIME_S, memory_mb: int = DEFAULT_MEMORY_MB,
-                 fsize_mb: int = 16):
+                 fsize_mb: int = 16, library: str | None = None):
         if workers < 1:
             raise ValueError(f"a sandbox pool needs at least one worker, got {workers}")
         self.n_workers = workers
         self.time_limit_s = float(time_limit_s)
         self.config = {"memory_mb": int(memory_mb), "fsize_mb": int(fsize_mb)}
+        if library is not None:
+            if library not in LIBRARIES:
+                raise ValueError(f"no sandbox library named {library!r}; known: {', '.join(sorted(LIBRARIES))}")
+            root = Path(__file__).resolve().parents[2]  # the folder that holds the `shared` package
+            self.config["library"] = {"path": str(root), "package": "shared", "modules": list(LIBRARIES[library])}
         self._workers: list[_Worker] = []
         self.spawned = 0
         self.replaced = 0

@@ -4,7 +4,10 @@ Started by `shared.sandbox.pool` as `python -I worker.py READ_FD WRITE_FD TMPDIR
 with a scrubbed environment. It imports numpy and the usual stdlib modules, lowers its
 resource limits, installs an audit hook that refuses dangerous operations, then answers
 requests: length-prefixed JSON both ways (never pickle, so a subverted child cannot run code
-in the parent). Self-contained on purpose: only the stdlib and numpy, nothing from `shared`.
+in the parent). Self-contained on purpose: only the stdlib and numpy, nothing from `shared`,
+unless the pool names a library to preload (the DSL primitives, so that printed DSL programs
+run here): it is imported before the hook, like numpy, and guarded like numpy between calls,
+and programs then get each input as a uint8 array (what the library works on).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import collections
 import copy
 import functools
 import heapq
+import importlib
 import itertools
 import json
 import math
@@ -25,6 +29,7 @@ import signal
 import struct
 import sys
 import time
+import types
 import typing
 
 import numpy
@@ -215,6 +220,7 @@ class Worker:
         self.recursion_limit = sys.getrecursionlimit()
         self.handlers = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGPROF, signal.SIGXCPU)}
         self.memory_mb = int(config.get("memory_mb", 512))
+        self.library = config.get("library")  # {"path", "package", "modules"} or None
         self.fsize_mb = int(config.get("fsize_mb", 16))
 
     # -- protocol ----------------------------------------------------------------------
@@ -245,7 +251,18 @@ class Worker:
             view = view[os.write(self.wfd, view):]
 
     # -- set-up ------------------------------------------------------------------------
+    def _preload(self) -> list:
+        """Import the library the pool asked for (trusted code, before the hook); its loaded modules."""
+        if not self.library:
+            return []
+        sys.path.append(self.library["path"])
+        for name in self.library["modules"]:
+            importlib.import_module(name)
+        package = self.library["package"]
+        return [m for n, m in sorted(sys.modules.items()) if n == package or n.startswith(package + ".")]
+
     def lock_down(self) -> None:
+        library = self._preload()
         os.chdir(self.tmp)
         sys.stdout = sys.stderr = self.sink
         sys.stdin = None
@@ -271,7 +288,8 @@ class Worker:
         self._stub_unaudited()
         sys.addaudithook(make_hook(self.tmp, roots, self.state))
         # what a program must not replace (a violation) and what it may, but the worker relies on
-        self.guarded = [(m, dict(m.__dict__)) for m in (builtins, numpy, sys.modules[__name__])]
+        self.guarded = [(m, dict(m.__dict__)) for m in (builtins, numpy, sys.modules[__name__], *library)]
+        self.library_state = _library_state(library)
         self.relied_on = [(m, dict(m.__dict__)) for m in (json, os, sys, signal, resource, time)]
         self.worker_class = dict(vars(Worker))
         self.disarm = functools.partial(signal.setitimer, signal.ITIMER_REAL, 0)
@@ -300,6 +318,7 @@ class Worker:
         Returns (a guarded module or the worker was patched, anything was). Runs first after
         a program, using saved references only."""
         guarded = _restore(self.guarded, strict=True)
+        guarded = _restore_library(self.library_state) or guarded
         for name, value in self.worker_class.items():
             if vars(Worker).get(name) is not value:
                 setattr(Worker, name, value)
@@ -342,7 +361,8 @@ class Worker:
                 for grid in inputs:
                     t_in = time.perf_counter()
                     try:
-                        out, why = to_grid(solve([list(row) for row in grid]))
+                        given = numpy.array(grid, dtype=numpy.uint8) if self.library else [list(row) for row in grid]
+                        out, why = to_grid(solve(given))
                         res = ({"status": "ok", "output": out} if why is None
                                else {"status": "bad_output", "detail": why})
                     except _Timeout:
@@ -366,7 +386,7 @@ class Worker:
         violations = list(self.state["violations"])
         tainted = self._restore()
         if patched:
-            violations.append("modified builtins, numpy or the sandbox worker")
+            violations.append("modified builtins, numpy, the preloaded library or the sandbox worker")
         if changed:
             tainted = tainted or "modified a module the worker relies on"
         return {"id": req["id"], "results": results, "violations": violations[:5], "tainted": tainted,
@@ -423,6 +443,55 @@ def _restore(saved_modules: list, strict: bool) -> bool:
             for k in added:
                 del current[k]
             current.update(saved)
+    return changed
+
+
+def _library_state(modules: list) -> tuple[list, list]:
+    """What a program could change inside a preloaded library besides its module names: each
+    function's code and defaults, and the module-level dicts, lists, sets and arrays."""
+    functions, containers, seen = [], [], set()
+    for m in modules:
+        for value in vars(m).values():
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if isinstance(value, types.FunctionType):
+                functions.append((value, value.__code__, value.__defaults__, value.__kwdefaults__))
+            elif isinstance(value, dict | list | set):
+                containers.append((value, value.copy()))
+            elif isinstance(value, numpy.ndarray):
+                containers.append((value, value.copy()))
+    return functions, containers
+
+
+def _restore_library(state: tuple[list, list]) -> bool:
+    """Put back the library's functions and module-level containers; True if any had changed."""
+    functions, containers = state
+    changed = False
+    for f, code, defaults, kwdefaults in functions:
+        if f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults:
+            f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
+            changed = True
+    for obj, saved in containers:
+        if isinstance(obj, numpy.ndarray):
+            same = obj.shape == saved.shape and obj.dtype == saved.dtype and numpy.array_equal(obj, saved)
+            if not same and obj.shape == saved.shape and obj.flags.writeable:  # else it is replaced
+                numpy.copyto(obj, saved, casting="unsafe")
+        elif isinstance(obj, dict):
+            same = obj.keys() == saved.keys() and all(obj[k] is v for k, v in saved.items())
+            if not same:
+                obj.clear()
+                obj.update(saved)
+        elif isinstance(obj, list):
+            same = len(obj) == len(saved) and all(a is b for a, b in zip(obj, saved, strict=True))
+            if not same:
+                obj[:] = saved
+        else:
+            same = obj == saved
+            if not same:
+                obj.clear()
+                obj.update(saved)
+        changed = changed or not same
     return changed
 
 

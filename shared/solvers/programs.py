@@ -40,12 +40,13 @@ class ProgramsSolver:
     """solve(task) -> attempts from the programs for task.id that pass every demo pair.
 
     programs: a program file or a folder of them. time_limit_s: sandbox limit per program
-    run (all demos and test inputs). workers: sandbox workers this solver keeps.
+    run (all demos and test inputs). workers: sandbox workers this solver keeps. library: one
+    the sandbox preloads for the programs to import ("dsl").
     """
 
     name = "programs"
 
-    def __init__(self, programs: str, time_limit_s: float = 3.0, workers: int = 1):
+    def __init__(self, programs: str, time_limit_s: float = 3.0, workers: int = 1, library: str | None = None):
         from shared.agents import read_programs
         from shared.sandbox import SandboxPool
 
@@ -53,7 +54,7 @@ class ProgramsSolver:
         self.by_task: dict[str, list] = {}
         for prog in read_programs(programs):
             self.by_task.setdefault(prog.task_id, []).append(prog)
-        self.pool = SandboxPool(workers=workers, time_limit_s=time_limit_s)
+        self.pool = SandboxPool(workers=workers, time_limit_s=time_limit_s, library=library)
 
     def solve(self, task: Task, budget_s: float | None = None) -> Prediction:
         from shared.sandbox import task_job
