@@ -151,12 +151,14 @@ def test_verify_reruns_a_dsl_run_s_printed_programs_in_the_sandbox(flip_tasks, t
     assert "solved 0/3 tasks" in capsys.readouterr().out
 
 
-def test_a_run_s_results_with_a_broken_line_name_the_file_and_line(tmp_path):
+def test_a_run_s_results_name_a_bad_row_and_drop_a_torn_last_line(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     row = {"task_id": "a", "trace": {"program": "def solve(I):\n    return I\n"}}
-    (run / "results.jsonl").write_text(json.dumps(row) + "\n{oops\n")
-    with pytest.raises(ProgramFileError, match=r"results.jsonl: line 2: not JSON"):
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n" + '{"task_id": "b", "tr')  # killed mid-write
+    assert [p.task_id for p in read_programs(run)] == ["a"]
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n" + json.dumps({"trace": {}}) + "\n")
+    with pytest.raises(ProgramFileError, match=r"results.jsonl: row 2: expected a results row with a 'task_id'"):
         read_programs(run)
 
 

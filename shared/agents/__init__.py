@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RUN_RESULTS = "results.jsonl"  # a run folder's rows, whose traces hold printed programs
+from shared.bench import RESULTS as RUN_RESULTS  # a run folder's rows, whose traces hold printed programs
+from shared.bench import read_jsonl
 
 
 class ProgramFileError(ValueError):
@@ -81,26 +82,17 @@ def read_programs(path: str | os.PathLike) -> list[Program]:
 
 
 def _run_programs(f: Path) -> list[Program]:
-    """The programs a run's rows printed: each trace's "programs" (else its "program"), in order."""
+    """The programs a run's rows printed: each trace's "programs" (else its "program"), in order.
+    Rows are read as `bench` reads them to resume (a torn last line is dropped)."""
     out = []
-    try:
-        lines = f.read_text().splitlines()
-    except OSError as e:
-        raise ProgramFileError(f"{f}: cannot read run results: {e}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ProgramFileError(f"{f}: line {n}: not JSON: {e}") from None
+    for n, row in enumerate(read_jsonl(f), 1):
         if not isinstance(row, dict) or not isinstance(row.get("task_id"), str):
-            raise ProgramFileError(f"{f}: line {n}: expected a results row with a 'task_id'")
+            raise ProgramFileError(f"{f}: row {n}: expected a results row with a 'task_id'")
         trace = row.get("trace") or {}
         codes = trace.get("programs") or ([trace["program"]] if trace.get("program") else [])
         for code in codes:
             if not isinstance(code, str):
-                raise ProgramFileError(f"{f}: line {n}: a program must be a string")
+                raise ProgramFileError(f"{f}: row {n}: a program must be a string")
             out.append(Program(row["task_id"], code, str(f), len(out), {"kind": trace.get("kind")}))
     return out
 
