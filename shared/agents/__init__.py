@@ -93,7 +93,7 @@ def _run_programs(f: Path) -> list[Program]:
         for code in codes:
             if not isinstance(code, str):
                 raise ProgramFileError(f"{f}: row {n}: a program must be a string")
-            out.append(Program(row["task_id"], code, str(f), len(out), {"kind": trace.get("kind")}))
+            out.append(Program(row["task_id"], code, str(f), len(out)))
     return out
 
 

@@ -25,11 +25,10 @@ which printed DSL programs import); it is imported before the hook, inputs then 
 arrays, module sources under it become readable, and a program that replaces one of its
 names, a function's code or defaults, or changes a module-level dict, list, set or array is
 `forbidden` (undone, the worker replaced); objects nested deeper in the library are not
-watched. Outputs are validated in the child and
-again in the parent; expected grids never reach the child; replies are JSON with a size cap
-(no pickle), so a subverted worker cannot run code in the parent. A worker that broke a rule,
-changed shared state (signal handlers, stdout, a thread left running), timed out, ran out of
-memory or died is replaced.
+watched. Outputs are validated in the child and again in the parent; expected grids never
+reach the child; replies are JSON with a size cap (no pickle), so a subverted worker cannot
+run code in the parent. A worker that broke a rule, changed shared state (signal handlers,
+stdout, a thread left running), timed out, ran out of memory or died is replaced.
 
 What it does not cover. An audit-hook sandbox is defence in depth, not a security boundary
 against a determined attacker: there is no seccomp filter, namespace, container or separate

@@ -457,9 +457,7 @@ def _library_state(modules: list) -> tuple[list, list]:
             seen.add(id(value))
             if isinstance(value, types.FunctionType):
                 functions.append((value, value.__code__, value.__defaults__, value.__kwdefaults__))
-            elif isinstance(value, dict | list | set):
-                containers.append((value, value.copy()))
-            elif isinstance(value, numpy.ndarray):
+            elif isinstance(value, dict | list | set | numpy.ndarray):
                 containers.append((value, value.copy()))
     return functions, containers
 
