@@ -26,7 +26,11 @@ def test_notebook_shape():
         params = [i for i, c in enumerate(cells) if "parameters" in c.get("metadata", {}).get("tags", [])]
         assert len(params) == 1
         assert 'PROFILE = "auto"' in "".join(cells[params[0]]["source"])
-        assert "google.colab" in "".join(cells[params[0] + 1]["source"])
+        after = "".join(cells[params[0] + 1]["source"])
+        if "LIBRARY = {" in after:  # the library inlined (Kaggle, offline): no setup cell, nothing to clone
+            assert "REPO_URL" not in "".join(cells[params[0]]["source"])
+        else:
+            assert after == build.SETUP_CELL and "REPO_URL = " in "".join(cells[params[0]]["source"])
         assert all(c.get("outputs", []) == [] for c in cells)
         assert nb["metadata"]["accelerator"] == "GPU"
         assert [c["id"] for c in cells] == [f"cell-{i:02d}" for i in range(len(cells))]

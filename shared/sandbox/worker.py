@@ -253,6 +253,9 @@ class Worker:
     # -- set-up ------------------------------------------------------------------------
     def _preload(self) -> list:
         """Import the library the pool asked for (trusted code, before the hook); its loaded modules."""
+        # an editable install of the suite (pip install -e .) puts a finder for `shared` on
+        # sys.meta_path; a worker sees the suite only when its pool asks for it, by the path below
+        sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
         if not self.library:
             return []
         sys.path.append(self.library["path"])
