@@ -84,6 +84,7 @@ class _Slot:
     conn: object = None
     task: Task | None = None
     started: float = 0.0
+    budget_s: float = 0.0  # of the task in flight: the run's, or less when the deadline is near
     ready: bool = False
     peak_rss_mb: float = 0.0
     history: list[float] = field(default_factory=list)  # peak RSS of each process this slot ran
@@ -186,17 +187,27 @@ class Runner:
                     pass
             self._kill(s)
 
-    def run(self, tasks: list[Task], budget_s: float, emit) -> None:
+    def run(self, tasks: list[Task], budget_s: float, emit, deadline: float | None = None) -> None:
+        """Solve tasks on the pool; past `deadline` (a time.monotonic() value) no task starts
+        and one in flight is killed and emitted as a timeout; tasks never started emit nothing."""
         pending = list(reversed(tasks))
+
+        def open_() -> bool:
+            return deadline is None or time.monotonic() < deadline
+
+        if not open_():
+            return
         for s in self.slots:
             self._start(s)
-        while pending or any(s.task is not None for s in self.slots):
+        while (pending and open_()) or any(s.task is not None for s in self.slots):
             # hand work to idle ready workers
             for s in self.slots:
-                if s.ready and s.task is None and pending:
+                if s.ready and s.task is None and pending and open_():
                     s.task = pending.pop()
                     s.started = time.monotonic()
-                    s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, budget_s))
+                    # near the deadline a solver is told the time left, so it can answer before the kill
+                    s.budget_s = budget_s if deadline is None else max(0.0, min(budget_s, deadline - s.started))
+                    s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, s.budget_s))
             conns = {s.conn: s for s in self.slots if s.proc is not None}
             for conn in wait(list(conns), timeout=0.2):
                 s = conns[conn]
@@ -224,9 +235,15 @@ class Runner:
                 emit(task, s.index, msg)
             now = time.monotonic()
             for s in self.slots:
-                if s.task is not None and now - s.started > budget_s + GRACE_S:
+                if s.task is not None and deadline is not None and now >= deadline:
                     emit(s.task, s.index, {"status": "timeout", "time_s": round(now - s.started, 3),
-                                           "error": f"over budget ({budget_s:g} s): worker killed",
+                                           "error": "the run's deadline passed: worker killed",
+                                           "peak_rss_mb": s.peak_rss_mb or None})
+                    self._kill(s)  # not restarted: no task starts after the deadline
+                    s.task = None
+                elif s.task is not None and now - s.started > s.budget_s + GRACE_S:
+                    emit(s.task, s.index, {"status": "timeout", "time_s": round(now - s.started, 3),
+                                           "error": f"over budget ({s.budget_s:g} s): worker killed",
                                            "peak_rss_mb": s.peak_rss_mb or None})
                     self._kill(s)
                     self._start(s)
@@ -239,9 +256,15 @@ class Runner:
 
 def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | Solver = "identity",
         budget_s: float = 30.0, workers: int = 1, options: dict | None = None,
-        max_mem_gb: float | None = None, progress: bool = True, tasks_name: str | None = None) -> dict:
+        max_mem_gb: float | None = None, progress: bool = True, tasks_name: str | None = None,
+        deadline: float | None = None) -> dict:
     """Solve every task not already in out_dir/results.jsonl; write the run folder; return
-    the summary. `solver` is a registered name, or a built solver object (runs in-process)."""
+    the summary. `solver` is a registered name, or a built solver object (runs in-process).
+
+    `deadline` is a `time.monotonic()` value (a notebook's start plus its platform's limit, so
+    one clock serves every call): past it no task starts and one in flight is stopped (its
+    worker killed, a timeout row; in-process its budget is cut to the time left). Tasks never
+    started get no row, so a rerun resumes them; submission.json still answers every task."""
     from tqdm.auto import tqdm
 
     from shared.report import write_report
@@ -284,13 +307,16 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
         if not isinstance(solver, str) or workers == 0:
             built = make_solver(solver, **options) if isinstance(solver, str) else solver
             for t in todo:
-                emit(t, 0, solve_one(built, strip_test_outputs(t), budget_s))
+                left = budget_s if deadline is None else deadline - time.monotonic()
+                if left <= 0:
+                    break
+                emit(t, 0, solve_one(built, strip_test_outputs(t), min(budget_s, left)))
             peaks = [round(_peak_rss_mb(), 1)]
         else:
             runner = Runner(solver_name, options, max(1, min(workers, len(todo) or 1)), max_mem_gb)
             try:
                 if todo:
-                    runner.run(todo, budget_s, emit)
+                    runner.run(todo, budget_s, emit, deadline)
             finally:
                 runner.close()
             peaks = runner.peak_rss_per_worker()
@@ -298,8 +324,13 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
     wall = time.perf_counter() - t0
     rows = [done[t.id] for t in tasks if t.id in done]
     summary = summarise(rows, solver_name, meta["tasks"], budget_s, workers, wall, peaks)
+    summary["not_started"] = len(tasks) - len(rows)
+    if summary["not_started"]:
+        print(f"deadline passed: {summary['not_started']} of {len(tasks)} tasks not started (answered with "
+              f"fallbacks in submission.json; run again with the same --out to resume them)", file=sys.stderr)
+    # the TaskSet itself: ids a lenient load skipped get fallback entries, as Kaggle wants every id
     write_submission(out / "submission.json",
-                     {r["task_id"]: [[as_grid(g) for g in c] for c in r["attempts"]] for r in rows}, list(tasks))
+                     {r["task_id"]: [[as_grid(g) for g in c] for c in r["attempts"]] for r in rows}, tasks)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     write_report(out)
     return summary
@@ -357,6 +388,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)),
                    help="worker processes (default: 2 or the cores there are; 0 = in this process)")
     p.add_argument("--max-mem-gb", type=float, help="address-space limit per worker (GB)")
+    p.add_argument("--deadline-s", type=float, help="stop solving this many seconds from now; tasks not started "
+                                                    "are left for a rerun, submission.json still answers all")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="solver option, JSON value (e.g. --option model=tiny --option max_new_tokens=64)")
     p.add_argument("--lenient", action="store_true", help="skip malformed tasks (listed) instead of stopping")
@@ -388,9 +421,10 @@ def main(argv: list[str]) -> int:
         tasks = TaskSet([t for t in tasks if t.id in wanted], tasks.name)
     if args.limit is not None:
         tasks = TaskSet(tasks[: args.limit], tasks.name)
+    deadline = None if args.deadline_s is None else time.monotonic() + args.deadline_s
     try:
         summary = run(tasks, args.out, args.solver, args.budget_s, args.workers, options, args.max_mem_gb,
-                      progress=not args.no_progress, tasks_name=args.tasks)
+                      progress=not args.no_progress, tasks_name=args.tasks, deadline=deadline)
     except (BenchError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

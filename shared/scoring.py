@@ -3,7 +3,8 @@
 A test input is correct when one of its (at most 2) attempts equals the expected grid in
 shape and every cell; a task is solved only when all its test inputs are. The submission
 format is Kaggle's: task_id -> [{"attempt_1": grid, "attempt_2": grid}, ...], one entry per
-test input in order. `python -m shared score SUBMISSION --tasks SET` scores a file.
+test input in order; a written file answers every task twice, with a fallback where there is
+no answer. `python -m shared score SUBMISSION --tasks SET` scores a file.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from shared.grids import Grid, same, to_list
 from shared.tasks import Task, TaskError, TaskSet, as_grid
 
-EMPTY_GRID = [[0]]  # Kaggle requires both attempts; an absent one is written as this
+EMPTY_GRID = [[0]]  # the fallback answer where a test input is not known (a task skipped as malformed)
 
 
 def correct_per_test(attempts: list[list[Grid]], expected: list[Grid | None]) -> list[bool]:
@@ -60,25 +61,44 @@ class Score:
 
 # -- submission.json ---------------------------------------------------------------------
 
-def submission_entry(cands: list[Grid]) -> dict:
+def submission_entry(cands: list[Grid], fallback: Grid | None = None) -> dict:
+    """Both attempts for one test input: one candidate is repeated, none gives the fallback
+    (the test input itself where known, as the cheapest non-blank guess) in both."""
     grids = [to_list(g) for g in cands[:2]]
+    if not grids:
+        grids = [to_list(fallback) if fallback is not None else EMPTY_GRID]
     while len(grids) < 2:
-        grids.append(grids[0] if grids else EMPTY_GRID)
+        grids.append(grids[0])
     return {"attempt_1": grids[0], "attempt_2": grids[1]}
+
+
+def expected_ids(tasks: list[Task]) -> dict[str, int]:
+    """task id -> number of test inputs a submission must answer: the tasks, plus those a
+    lenient load skipped (`TaskSet.skipped_tests`), which Kaggle still scores."""
+    counts = {t.id: len(t.test) for t in tasks}
+    for tid, n in (tasks.skipped_tests if isinstance(tasks, TaskSet) else {}).items():
+        counts.setdefault(tid, n)
+    return counts
 
 
 def write_submission(path: str | os.PathLike, predictions: dict[str, list[list[Grid]]],
                      tasks: list[Task] | None = None) -> None:
-    """Write task_id -> per test input attempts. With `tasks`, every task gets an entry
-    (missing ones filled with EMPTY_GRID) so Kaggle accepts the file."""
+    """Write task_id -> per test input attempts. With `tasks`, every task (and every id a
+    lenient TaskSet skipped) gets two attempts per test input, so Kaggle accepts the file: a
+    test input without a candidate gets its own input grid, an unknown one EMPTY_GRID. A
+    prediction whose count of test inputs differs from its task's is a ValueError."""
+    by_id = {t.id: t for t in tasks or []}
     out = {}
     for tid, per_test in predictions.items():
-        out[tid] = [submission_entry(c) for c in per_test]
-    for t in tasks or []:
-        if t.id not in out:
-            out[t.id] = [submission_entry([]) for _ in t.test]
-        elif len(out[t.id]) != len(t.test):
-            raise ValueError(f"task {t.id}: {len(out[t.id])} predictions for {len(t.test)} test inputs")
+        task = by_id.get(tid)
+        if task is not None and len(per_test) != len(task.test):
+            raise ValueError(f"task {tid}: {len(per_test)} predictions for {len(task.test)} test inputs")
+        inputs = [p.input for p in task.test] if task is not None else [None] * len(per_test)
+        out[tid] = [submission_entry(c, x) for c, x in zip(per_test, inputs, strict=True)]
+    for tid, n in expected_ids(tasks or []).items():
+        if tid not in out:
+            inputs = [p.input for p in by_id[tid].test] if tid in by_id else [None] * n
+            out[tid] = [submission_entry([], x) for x in inputs]
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(out, separators=(",", ":")))
     os.replace(tmp, path)
@@ -106,15 +126,16 @@ def read_submission(path: str | os.PathLike) -> dict[str, list[list[Grid]]]:
 
 
 def validate_submission(sub: dict[str, list[list[Grid]]], tasks: list[Task]) -> list[str]:
-    """Problems that would make Kaggle reject the file: missing tasks, wrong entry counts."""
+    """Problems that would make Kaggle reject the file: missing tasks, wrong entry counts. A
+    lenient TaskSet's skipped ids count as expected too (the challenges file holds them)."""
     problems = []
-    for t in tasks:
-        if t.id not in sub:
-            problems.append(f"task {t.id}: missing")
-        elif len(sub[t.id]) != len(t.test):
-            problems.append(f"task {t.id}: {len(sub[t.id])} entries for {len(t.test)} test inputs")
-    known = {t.id for t in tasks}
-    problems += [f"task {tid}: not in the task set" for tid in sub if tid not in known]
+    expected = expected_ids(tasks)
+    for tid, n in expected.items():
+        if tid not in sub:
+            problems.append(f"task {tid}: missing")
+        elif len(sub[tid]) != n:
+            problems.append(f"task {tid}: {len(sub[tid])} entries for {n} test inputs")
+    problems += [f"task {tid}: not in the task set" for tid in sub if tid not in expected]
     return problems
 
 

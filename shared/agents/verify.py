@@ -143,7 +143,7 @@ def run_verify(tasks: list[Task], programs: list[Program], out_dir: str | os.Pat
 
     write_submission(out / "submission.json",
                      {r["task_id"]: [[np.asarray(g, dtype=np.uint8) for g in c] for c in r["attempts"]]
-                      for r in rows}, list(tasks))
+                      for r in rows}, tasks)  # as given: a lenient TaskSet's skipped ids get entries too
     write_report(out, rows, summary)
     return summary
 
