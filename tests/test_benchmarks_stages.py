@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from math import comb
 
 import pytest
 
@@ -34,9 +35,10 @@ def test_gsm8k_examples_put_the_loss_on_the_answer_only(tok):
     examples = stages.build_examples(adapter, items, tok, "plain", max_len=2048)
     assert len(examples) == 4 and [e["source"] for e in examples.items] == [i.id for i in items]
     first = examples[0]
-    n_prompt = first["labels"].count(data.IGNORE)
+    n_prompt = first["completion_mask"].count(0)
+    assert first["completion_mask"][n_prompt:] == [1] * (len(first["input_ids"]) - n_prompt)
     assert tok.decode(first["input_ids"][:n_prompt]) == adapter.prompt(tok, items[0], "plain")
-    assert tok.decode(first["labels"][n_prompt:]).endswith("#### 14<|endoftext|>")
+    assert tok.decode(data.labels(first)[n_prompt:]).endswith("#### 14<|endoftext|>")
     short = stages.build_examples(adapter, items, tok, "plain", max_len=150)
     assert len(short) + short.dropped_too_long == 4 and short.dropped_too_long > 0
 
@@ -55,6 +57,26 @@ def test_split_items_keeps_a_group_together():
     train, held = stages.split_items(items, 5, seed=1)
     assert len({i.group_id for i in held}) == 5 and len(train) + len(held) == len(items)
     assert not {i.group_id for i in train} & {i.group_id for i in held}
+
+
+@pytest.mark.parametrize("n, c, k, expected", [
+    (10, 0, 1, 0.0),
+    (10, 10, 5, 1.0),
+    (4, 1, 1, 0.25),
+    (4, 2, 2, 5 / 6),          # 1 - C(2,2)/C(4,2)
+    (10, 3, 5, 1 - 21 / 252),  # 1 - C(7,5)/C(10,5)
+    (6, 4, 3, 1.0),            # n - c < k: every 3 of 6 holds a correct one
+])
+def test_pass_at_k_is_human_evals_estimator_on_known_values(n, c, k, expected):
+    assert stages.pass_at_k(n, c, k) == pytest.approx(expected, abs=1e-12)
+    assert stages.pass_at_k(n, c, k) == pytest.approx(1 - comb(n - c, k) / comb(n, k), abs=1e-12)
+    assert isinstance(stages.pass_at_k(n, c, k), float)
+
+
+@pytest.mark.parametrize("n, c, k", [(5, 6, 1), (5, -1, 1), (5, 1, 0), (5, 1, 6)])
+def test_pass_at_k_refuses_impossible_counts(n, c, k):
+    with pytest.raises(ValueError):
+        stages.pass_at_k(n, c, k)
 
 
 def scripted(answers_for):

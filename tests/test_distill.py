@@ -74,5 +74,5 @@ def test_different_tokenizers_distill_on_the_teachers_answers(tmp_path, monkeypa
     assert note["method"] == "sequences" and note["teacher_unparsed"] == 2 and note["examples"] == 2
     assert result.global_step == 2
     ex = distill.sequence_examples(teacher, teacher_tok, student_tok, "plain", [shift_task()], 512)[0]
-    target = [t for t, lab in zip(ex[0]["input_ids"], ex[0]["labels"], strict=True) if lab != data.IGNORE]
+    target = [t for t, m in zip(ex[0]["input_ids"], ex[0]["completion_mask"], strict=True) if m]
     assert student_tok.decode(target, skip_special_tokens=True) == "00\n12"

@@ -1,4 +1,4 @@
-"""Training examples: leave-one-out counts, label masking, augmentation round trips, length filter."""
+"""Training examples: leave-one-out counts, completion masks, augmentation round trips, length filter."""
 
 from __future__ import annotations
 
@@ -56,20 +56,40 @@ def test_augmented_example_inverts_back_to_the_held_out_pair(tok):
         target = aug.invert_grid(v.task.test[0].output)
         assert np.array_equal(target, pairs[v.target].output)
         ex = data.tokenize_example(tok, *format_example(tok, v.task, 0, "plain"))
-        answer = tok.decode([t for t, lab in zip(ex["input_ids"], ex["labels"], strict=True) if lab != data.IGNORE])
+        answer = tok.decode([t for t, m in zip(ex["input_ids"], ex["completion_mask"], strict=True) if m])
         assert np.array_equal(aug.invert_grid(parse_grid(answer)), pairs[v.target].output)
 
 
-def test_labels_mask_the_prompt_and_keep_the_answer_and_eos(tok):
+def test_the_mask_covers_exactly_the_answer_and_eos(tok):
     exs = data.build_examples([three_demo_task()], tok, "plain", max_len=4096)
     for ex in exs.items:
-        labels, ids = ex["labels"], ex["input_ids"]
-        assert len(labels) == len(ids)
-        n_prompt = next(i for i, lab in enumerate(labels) if lab != data.IGNORE)
-        assert all(lab == data.IGNORE for lab in labels[:n_prompt])
-        assert labels[n_prompt:] == ids[n_prompt:]
+        mask, ids = ex["completion_mask"], ex["input_ids"]
+        assert len(mask) == len(ids) and set(mask) == {0, 1}
+        n_prompt = mask.index(1)
+        assert mask == [0] * n_prompt + [1] * (len(ids) - n_prompt)  # one boundary, answer last
         assert ids[-1] == tok.eos_token_id
         assert tok.decode(ids[:n_prompt]).endswith("output:\n")
+        assert data.labels(ex) == [data.IGNORE] * n_prompt + ids[n_prompt:]
+
+
+def test_the_boundary_is_exact_where_the_tokenizer_would_merge_across_it():
+    class Merging:
+        """Tokenizes "ab" as one id when it is whole: prompt "a" + completion "b" must not merge."""
+
+        def __call__(self, text, add_special_tokens=False):
+            ids, i = [], 0
+            while i < len(text):
+                if text.startswith("ab", i):
+                    ids.append(99)
+                    i += 2
+                else:
+                    ids.append(ord(text[i]))
+                    i += 1
+            return {"input_ids": ids}
+
+    ex = data.tokenize_example(Merging(), "xa", "b")
+    assert ex == {"input_ids": [ord("x"), ord("a"), ord("b")], "completion_mask": [0, 0, 1]}
+    assert Merging()("xab")["input_ids"] == [ord("x"), 99]  # what tokenizing prompt + completion whole gives
 
 
 def test_long_examples_are_dropped_and_counted(tok):
@@ -91,6 +111,8 @@ def test_collate_pads_ids_labels_and_mask(tok):
     assert batch["attention_mask"].sum(1).tolist() == lens
     short = int(np.argmin(lens))
     assert (batch["labels"][short, min(lens):] == data.IGNORE).all()
+    assert (batch["input_ids"][short, min(lens):] == tok.pad_token_id).all()
+    assert batch["labels"][0, :lens[0]].tolist() == data.labels(exs[0])
 
 
 def test_default_training_pool_excludes_the_evaluation_set():

@@ -1,6 +1,8 @@
-"""SFT on the tiny model: loss falls on a fixed batch, an interrupted run resumes, saves reload."""
+"""SFT on the tiny model through trl: answer-only loss, loss falls, a run resumes, progress prints, saves reload."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("peft")
 
-from transformers import TrainerCallback  # noqa: E402
+from transformers import TrainerCallback, TrainerState  # noqa: E402
 
 from shared.models import load_model, prompt_style  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
@@ -98,3 +100,77 @@ def test_saved_model_merges_the_adapter_and_keeps_the_prompt_style(tmp_path, exa
     assert prompt_style(back, back_tok) == "plain"
     assert not any("lora" in k for k in back.state_dict())
     assert batch_loss(back, batch) == pytest.approx(want, abs=1e-4)
+
+
+def test_trls_collator_masks_exactly_the_prompt_and_the_padding(tmp_path, examples):
+    model, tok = lora_tiny()
+    by_len = sorted(range(len(examples)), key=lambda i: len(examples[i]["input_ids"]))
+    picked = data.Examples([examples[by_len[0]], examples[by_len[-1]]])
+    assert len(picked[0]["input_ids"]) < len(picked[1]["input_ids"])  # the short one gets padding
+    trainer = sft.build_trainer(model, tok, picked, sft.sft_config(tmp_path, 1, 2, 1e-3, save=False))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
+    for row, ex in enumerate(picked):
+        n, n_prompt = len(ex["input_ids"]), ex["completion_mask"].index(1)
+        assert batch["input_ids"][row, :n].tolist() == ex["input_ids"]
+        labels = batch["labels"][row].tolist()
+        assert labels[:n_prompt] == [data.IGNORE] * n_prompt  # prompt: no loss
+        assert labels[n_prompt:n] == ex["input_ids"][n_prompt:]  # answer and eos: loss
+        assert labels[n:] == [data.IGNORE] * (batch["labels"].shape[1] - n)  # padding: no loss
+    assert batch["labels"].tolist() == data.collate(list(picked), tok.pad_token_id)["labels"].tolist()
+    # the trainer's loss (trl's fused head) is the mean over those answer tokens, as the model computes it
+    with torch.no_grad():
+        trainer_loss = float(trainer.compute_loss(model, dict(batch)))
+        assert trainer_loss == pytest.approx(float(model(**batch).loss), rel=1e-4)
+
+
+def test_progress_prints_a_line_every_n_steps(tmp_path, examples, capsys):
+    model, tok = lora_tiny()
+    sft.train(model, tok, examples, tmp_path / "run", steps=4, batch_size=2, lr=1e-2, save_steps=100, log_every=2)
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("step ")]
+    assert [x.split(" · ")[0] for x in lines] == ["step 2/4", "step 4/4"]
+    assert all(re.fullmatch(r"step \d/4 · loss \d+\.\d{3} · [\d,]+ tokens/s · eta \d+s", x) for x in lines), lines
+    assert lines[-1].endswith("eta 0s")
+
+
+@pytest.mark.parametrize("steps, every", [(4, 1), (20, 1), (500, 25), (10_000, 500)])
+def test_progress_prints_about_twenty_lines_by_default(steps, every):
+    progress = sft.Progress()
+    progress.on_train_begin(None, TrainerState(max_steps=steps), None)
+    assert progress.every == every
+
+
+@pytest.mark.parametrize("in_add_lora, in_train", [(False, True), (True, False)])
+def test_gradient_checkpointing_runs_the_layers_checkpointed_and_the_adapter_learns(tmp_path, examples, monkeypatch,
+                                                                                    in_add_lora, in_train):
+    import transformers.modeling_utils
+
+    calls = []
+    real = transformers.modeling_utils.checkpoint
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("use_reentrant"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.modeling_utils, "checkpoint", counted)
+    model, tok = load_model("tiny", device="cpu")
+    model = sft.add_lora(model, gradient_checkpointing=in_add_lora)
+    sft.train(model, tok, examples, tmp_path / "run", steps=2, batch_size=2, lr=1e-2, save_steps=100,
+              gradient_checkpointing=in_train)
+    assert model.get_base_model().is_activation_checkpointing
+    assert calls and set(calls) == {False}  # every decoder layer, non-reentrant
+    lora_b = [p for name, p in model.named_parameters() if "lora_B" in name]
+    assert lora_b and all(p.abs().sum() > 0 for p in lora_b)  # B starts at zero: gradients reached it
+
+
+def test_gradient_accumulation_matches_the_bigger_batch(tmp_path, examples):
+    def lora_after_one_step(batch_size, grad_accum):
+        model, tok = lora_tiny()
+        sft.train(model, tok, examples, tmp_path / f"b{batch_size}x{grad_accum}", steps=1, batch_size=batch_size,
+                  lr=1e-2, save_steps=100, grad_accum=grad_accum, warmup_steps=0)
+        return {k: v.detach().clone() for k, v in model.state_dict().items() if "lora" in k}
+
+    whole, accumulated, alone = lora_after_one_step(2, 1), lora_after_one_step(1, 2), lora_after_one_step(1, 1)
+    # the loss is normalised by the answer tokens of the whole step, so two micro-batches of one
+    # example give the update of one batch of two (the sampler draws the same order)
+    assert all(torch.allclose(whole[k], accumulated[k], atol=1e-6) for k in whole)
+    assert not all(torch.allclose(whole[k], alone[k], atol=1e-6) for k in whole)

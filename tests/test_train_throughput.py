@@ -12,7 +12,10 @@ from shared.train import compare, sft, throughput, ttt  # noqa: E402
 
 def test_throughput_command_prints_training_and_generation_speed(capsys):
     assert throughput.main(["--profile", "smoke", "--tasks", "2", "--steps", "2"]) == 0
-    out = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    progress = [x for x in lines if x.startswith("step ")]  # the trainer's progress lines, one per step here
+    assert [x.split(" · ")[0] for x in progress] == ["step 1/2", "step 2/2"]
+    out = [x for x in lines if x not in progress]
     assert out[0].startswith("profile smoke, model tiny")
     assert out[1].startswith("train: ") and "tokens/s (2 LoRA steps" in out[1]
     assert out[2].startswith("generate: ") and "tokens/s" in out[2]

@@ -8,8 +8,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("peft")
 
+from transformers import TrainerControl  # noqa: E402
+
 from shared.tasks import Pair, Task  # noqa: E402
-from shared.train.ttt import TTTSolver, fresh_adapter  # noqa: E402
+from shared.train.data import build_examples  # noqa: E402
+from shared.train.ttt import StopAtDeadline, TTTSolver, fresh_adapter, train_steps  # noqa: E402
 
 g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
 
@@ -39,6 +42,7 @@ def test_base_weights_are_unchanged_and_every_task_starts_from_the_same_base(sol
     assert len(first["losses"]) == 3 and first["examples"] == 3 * 2  # 3 demos left out in turn, 2 views each
     assert_same(snapshot(solver.model), base)
     assert not any("lora" in name for name, _ in solver.model.named_modules())
+    assert "forward" not in vars(solver.model)  # trl's fused LM head is unpatched again, not stacked per task
     solver.solve(task("b", 2))
     assert_same(snapshot(solver.model), base)
     # the same task again trains exactly as the first time: no adapter or optimizer state carried over
@@ -70,3 +74,17 @@ def test_a_single_demo_task_is_answered_without_training(solver):
     t = Task("one", (Pair(g([[1]]), g([[2]])),), (Pair(g([[1]])),))
     pred = solver.solve(t)
     assert "skipped" in pred.trace["ttt"] and len(pred.attempts) == 1
+
+
+def test_the_deadline_stops_training_after_a_step_and_a_spent_one_trains_nothing(solver):
+    control = TrainerControl()
+    StopAtDeadline(None).on_step_end(None, None, control)
+    StopAtDeadline(float("inf")).on_step_end(None, None, control)
+    assert not control.should_training_stop
+    StopAtDeadline(0.0).on_step_end(None, None, control)  # time.monotonic() is past 0 already
+    assert control.should_training_stop
+    tok = solver.inner.tokenizer
+    examples = build_examples([task("d", 4)], tok, solver.inner.prompt_style, 2048, n_augment=1)
+    with fresh_adapter(solver.model) as peft_model:
+        assert train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=0.0) == []
+        assert len(train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=float("inf"))) == 3

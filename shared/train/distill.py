@@ -1,16 +1,16 @@
-"""Distillation: a fine-tuned teacher into a smaller student.
+"""Distillation: a fine-tuned teacher into a smaller student, on the SFTTrainer path of `sft.train` (resumable).
 
-When the two share a tokenizer, logit distillation: the student matches the teacher's
-temperature-softened next-token distribution (KL) on the answer tokens, mixed with the usual
-cross-entropy on the true answer. Otherwise sequence-level: the teacher's greedy answers
-become the student's training targets. Both run through `sft.train`, so they resume too.
+Shared tokenizer: the student matches the teacher's softened next-token distribution (KL) on the
+answer tokens, mixed with cross-entropy on the answer; otherwise the teacher's greedy answers become
+its targets. Not trl's GKDTrainer (experimental in trl 1.16): it samples student answers on half the
+steps by default and refuses vocab sizes that differ (Qwen2.5-7B 152,064 vs 0.5B 151,936), see below.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from transformers import Trainer
+from trl import SFTTrainer
 
 from shared.formats import build_prompt, format_answer, parse_grid
 from shared.train.data import IGNORE, Examples, tokenize_example, views
@@ -62,22 +62,32 @@ def agreement(student_logits, teacher_logits, labels) -> float:
     return float(same.float().mean()) if same.numel() else 0.0
 
 
-class DistillTrainer(Trainer):
-    """A Trainer whose loss is alpha * cross-entropy + (1 - alpha) * KL to a frozen teacher."""
+# Why not trl.experimental.gkd.GKDTrainer (trl 1.16; the stable trl.DistillationTrainer is on-policy
+# only, with prompt-only data): its lmbda=0.5 default generates student answers on half the steps,
+# up to ~1k tokens each for ARC, which dominates a step; its ChatML collator re-tokenizes the text,
+# where our examples keep the exact prompt/answer boundary; it has no hard-label term (alpha); and
+# it raises on differing vocab_size, which Qwen2.5 models sharing one tokenizer have (padded tables).
+class DistillTrainer(SFTTrainer):
+    """An SFTTrainer whose loss is alpha * cross-entropy + (1 - alpha) * KL to a frozen teacher."""
 
-    def __init__(self, *args, teacher=None, temperature: float = TEMPERATURE, alpha: float = ALPHA, **kwargs):
-        super().__init__(*args, **kwargs)
+    # our loss is a per-batch mean, so the Trainer must divide it over accumulation steps itself
+    loss_is_scaled_for_ga = False
+
+    def __init__(self, model, args, train_dataset, processing_class, callbacks=None, teacher=None,
+                 temperature: float = TEMPERATURE, alpha: float = ALPHA):
+        super().__init__(model=model, args=args, train_dataset=train_dataset, processing_class=processing_class,
+                         callbacks=callbacks)
         self.teacher = teacher.eval().requires_grad_(False)
         if not getattr(teacher, "is_loaded_in_4bit", False):  # bitsandbytes placed a 4-bit teacher already
             self.teacher.to(self.args.device)  # where the Trainer put the student (this process's GPU)
         self.temperature, self.alpha = temperature, alpha
-        # our loss is a per-batch mean, so the Trainer must divide it over accumulation steps itself
-        self.model_accepts_loss_kwargs = False
+        self.model_accepts_loss_kwargs = False  # what transformers before 5.19 reads instead of the above
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         import torch
 
-        out = model(**inputs)
+        # the plain forward (not trl's fused head): the KL needs the student's full logits
+        out = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], labels=inputs["labels"])
         with torch.no_grad():
             t_logits = self.teacher(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
         loss = self.alpha * out.loss + (1 - self.alpha) * kl_loss(out.logits, t_logits, inputs["labels"],
@@ -87,10 +97,17 @@ class DistillTrainer(Trainer):
 
 def distill_logits(student, teacher, tokenizer, examples: Examples, out_dir: str | Path, steps: int,
                    batch_size: int, lr: float, temperature: float = TEMPERATURE, alpha: float = ALPHA,
-                   **args) -> TrainResult:
-    """Train `student` toward `teacher`'s logits on tokenized examples (shared tokenizer); resumable."""
-    return sft_train(student, tokenizer, examples, out_dir, steps, batch_size, lr, trainer_class=DistillTrainer,
-                     trainer_kwargs={"teacher": teacher, "temperature": temperature, "alpha": alpha}, **args)
+                   save_steps: int | None = None, resume: bool = True, grad_accum: int = 1,
+                   gradient_checkpointing: bool = False, seed: int = 0, log_every: int | None = None) -> TrainResult:
+    """Train `student` toward `teacher`'s logits on tokenized examples (shared tokenizer); resumable.
+
+    The training options are `sft.train`'s.
+    """
+    return sft_train(student, tokenizer, examples, out_dir, steps, batch_size, lr, save_steps, resume,
+                     trainer_class=DistillTrainer,
+                     trainer_kwargs={"teacher": teacher, "temperature": temperature, "alpha": alpha},
+                     grad_accum=grad_accum, gradient_checkpointing=gradient_checkpointing, seed=seed,
+                     log_every=log_every)
 
 
 def sequence_examples(teacher, teacher_tok, student_tok, student_style: str, tasks, max_len: int,
@@ -122,10 +139,13 @@ def sequence_examples(teacher, teacher_tok, student_tok, student_style: str, tas
 
 def distill(student, student_tok, teacher, teacher_tok, tasks, out_dir: str | Path, steps: int, batch_size: int,
             lr: float, max_len: int, n_augment: int = 1, max_new_tokens: int = 1024, temperature: float = TEMPERATURE,
-            alpha: float = ALPHA, **args) -> tuple[TrainResult, dict]:
+            alpha: float = ALPHA, save_steps: int | None = None, resume: bool = True, grad_accum: int = 1,
+            gradient_checkpointing: bool = False, seed: int = 0,
+            log_every: int | None = None) -> tuple[TrainResult, dict]:
     """Distill `teacher` into `student` on `tasks`: by logits if the tokenizers match, else by sequences.
 
-    Returns the training result and a note of the method and example counts.
+    Returns the training result and a note of the method and example counts. The training
+    options (save_steps ... log_every) are `sft.train`'s.
     """
     from shared.models import prompt_style
 
@@ -133,13 +153,15 @@ def distill(student, student_tok, teacher, teacher_tok, tasks, out_dir: str | Pa
     if tokenizers_match(student_tok, teacher_tok):
         from shared.train.data import build_examples
 
-        examples = build_examples(tasks, student_tok, style, max_len, n_augment=n_augment)
-        result = distill_logits(student, teacher, student_tok, examples, out_dir, steps, batch_size, lr,
-                                temperature, alpha, **args)
+        examples = build_examples(tasks, student_tok, style, max_len, n_augment=n_augment, seed=seed)
+        result = distill_logits(student, teacher, student_tok, examples, out_dir, steps, batch_size, lr, temperature,
+                                alpha, save_steps, resume, grad_accum, gradient_checkpointing, seed, log_every)
         return result, {"method": "logits", "examples": len(examples), "dropped_too_long": examples.dropped_too_long}
     examples, unparsed = sequence_examples(teacher, teacher_tok, student_tok, style, tasks, max_len, n_augment,
-                                           max_new_tokens)
-    result = sft_train(student, student_tok, examples, out_dir, steps, batch_size, lr, **args)
+                                           max_new_tokens, seed=seed)
+    result = sft_train(student, student_tok, examples, out_dir, steps, batch_size, lr, save_steps, resume,
+                       grad_accum=grad_accum, gradient_checkpointing=gradient_checkpointing, seed=seed,
+                       log_every=log_every)
     return result, {"method": "sequences", "examples": len(examples), "dropped_too_long": examples.dropped_too_long,
                     "teacher_unparsed": unparsed}
 

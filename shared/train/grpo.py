@@ -120,7 +120,7 @@ def grpo_train(model, tokenizer, rows: list[dict], out_dir: str | Path, steps: i
     datasets.disable_progress_bars()
     args = GRPOConfig(num_generations=num_generations, max_completion_length=max_completion_length,
                       temperature=temperature, beta=beta, reward_weights=reward_weights,
-                      **{**common_args(out_dir, steps, batch_size, lr, model), **config})
+                      **{**common_args(out_dir, steps, batch_size, lr, model, config_class=GRPOConfig), **config})
     # the columns rewards read (trl passes them as keyword arguments); rows written by hand may lack item_id
     columns = [c for c in ("prompt", "item_id", "expected") if c in rows[0]]
     data = datasets.Dataset.from_list([{c: r[c] for c in columns} for r in rows])

@@ -144,22 +144,20 @@ def mine_pairs(model, tokenizer, adapter: Benchmark, items: list[Item], max_new_
     return out
 
 
-def _precision(model) -> dict:
-    import torch
-
-    dtype = next(model.parameters()).dtype
-    # trl's configs default to bf16; a CPU or fp32 model must say no, a half model says which
-    return {"bf16": dtype == torch.bfloat16, "fp16": dtype == torch.float16}
-
-
 def common_args(out_dir, steps: int, batch_size: int, lr: float, model, save_steps: int | None = None,
-                seed: int = 0) -> dict:
-    """Arguments every trl config here shares: step-bounded, checkpointed, quiet, no reporting."""
+                seed: int = 0, config_class=None) -> dict:
+    """Arguments every trl config here shares: step-bounded, checkpointed, quiet, no reporting;
+    precision and the checkpointing switch chosen as SFT chooses them (`shared.train.sft`)."""
+    from trl import DPOConfig
+
+    from shared.train.sft import checkpointing_args, mixed_precision
+
+    config_class = config_class or DPOConfig
     return {"output_dir": str(out_dir), "max_steps": steps, "per_device_train_batch_size": batch_size,
             "learning_rate": lr, "lr_scheduler_type": "cosine", "warmup_steps": max(1, round(0.03 * steps)),
             "logging_steps": 1, "save_strategy": "steps", "save_steps": save_steps or max(1, steps // 4),
             "save_total_limit": 2, "seed": seed, "data_seed": seed, "report_to": "none", "disable_tqdm": True,
-            "gradient_checkpointing": False, "dataloader_num_workers": 0, **_precision(model)}
+            "dataloader_num_workers": 0, **checkpointing_args(config_class, False), **mixed_precision(model)}
 
 
 def dpo_train(model, tokenizer, pairs: list[dict], out_dir: str | Path, steps: int, batch_size: int,

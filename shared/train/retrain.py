@@ -186,6 +186,8 @@ class LoopConfig:
     min_gain: float = 0.01
     mine_limit: int = 0  # training groups scored for mining each round (a seeded sample); 0 = all
     seed: int = 0
+    grad_accum: int = 1  # examples per optimizer step = batch_size * grad_accum (a GPU profile's)
+    gradient_checkpointing: bool = False
 
 
 @dataclass
@@ -251,7 +253,8 @@ def run_loop(model_name: str, adapter: Benchmark, train_items: list[Item], val_i
         return result
     model, tok = load_model(model_name, device=device, load_in_4bit=load_in_4bit)
     style = prompt_style(model, tok)
-    model = add_lora(model, r=cfg.lora_r, alpha=2 * cfg.lora_r, seed=cfg.seed)
+    model = add_lora(model, r=cfg.lora_r, alpha=2 * cfg.lora_r, seed=cfg.seed,
+                     gradient_checkpointing=cfg.gradient_checkpointing)
     signal_w = signal_weights(adapter)
     max_new_tokens = cfg.max_new_tokens or adapter.max_new_tokens
     weights: dict[str, int] = {}
@@ -263,7 +266,8 @@ def run_loop(model_name: str, adapter: Benchmark, train_items: list[Item], val_i
         mix = training_mix(adapter, train_items, weights, tok, style, cfg.max_len, cfg.n_augment,
                            seed=cfg.seed + round_)
         res = train(model, tok, mix, out / f"round-{round_}" / "checkpoints", steps=cfg.steps_per_round,
-                    batch_size=cfg.batch_size, lr=cfg.lr, seed=cfg.seed + round_)
+                    batch_size=cfg.batch_size, lr=cfg.lr, seed=cfg.seed + round_, grad_accum=cfg.grad_accum,
+                    gradient_checkpointing=cfg.gradient_checkpointing)
         val = score_tasks(model, tok, adapter, val_items, max_new_tokens, style)
         sig = signals(val, signal_w)
         train_scores = score_tasks(model, tok, adapter, mining_sample(train_items, cfg.mine_limit, cfg.seed + round_),
