@@ -16,20 +16,22 @@ TASKS = ""  # empty: the task set of the profile; or arc1/train, arc1/eval, arc2
 N_TASKS = 0  # 0: the number of tasks of the profile
 MODEL = ""  # empty: the model of the profile; tiny, or a hub id such as Qwen/Qwen2.5-0.5B-Instruct
 OUT = "outputs/01_baseline"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, tasks
+from shared import bench, config, plan, report, tasks
+from shared.solvers.ensemble import model_options
 
 P = config.profile(PROFILE)
 task_set = TASKS or P.task_set
 model_name = MODEL or P.model
-task_list = tasks.load(task_set)[: N_TASKS or P.n_tasks]
+task_list = tasks.load(task_set)[: N_TASKS or plan.defaults("01_baseline", P)["n_tasks"]]
 print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, model {model_name}")
+PLAN = plan.notebook("01_baseline", P, n_tasks=len(task_list))
+PLAN.show()
 
 # %% [markdown]
 # ## A few tasks
@@ -53,11 +55,13 @@ print(bench.closing_line(floor))
 # %% [markdown]
 # ## Zero-shot model
 # The prompt lists the demos as digit grids and asks for the test output; generation is greedy.
-# The second attempt comes from the transposed task, its answer transposed back.
+# Each test input is asked under the profile's augmented views (rotations, colour permutations,
+# demo orders; answers mapped back), and the two best-ranked answers are the attempts.
 
 # %%
+PLAN.announce("zero-shot")
 zero_shot = bench.run(task_list, Path(OUT) / "zero_shot", "model", budget_s=P.budget_s, workers=0,
-                      options={"model": model_name, "max_new_tokens": P.max_new_tokens}, tasks_name=task_set)
+                      options=model_options(P, model_name), tasks_name=task_set)
 print(bench.closing_line(zero_shot))
 
 # %% [markdown]

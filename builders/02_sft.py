@@ -3,7 +3,8 @@
 #
 # Teach a language model the ARC answer format and some of its rules: fine-tune a LoRA adapter
 # on leave-one-out examples of the clean training tasks, then measure on training tasks the run
-# never saw. Checkpoints resume: after a Colab disconnect, run all again and training continues.
+# never saw. Checkpoints resume: with `DRIVE = True` they live on Google Drive, so after a Colab
+# disconnect, Run all again continues training from the latest one (without Drive they go with the VM).
 #
 # **You will learn to**
 # - turn ARC tasks into training examples: each demo in turn as the target, augmented by
@@ -22,24 +23,27 @@ N_AUGMENT = 2  # views per leave-one-out example (identity first); 8 or more on 
 STEPS = 0  # 0: the train_steps of the profile
 LORA_R = 16  # adapter rank; 64 for 7B models if memory allows
 OUT = "outputs/02_sft"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, tasks
+from shared import bench, config, plan, report, tasks
 from shared.models import load_model, prompt_style
+from shared.solvers.ensemble import model_options
 from shared.train import compare, data, sft
 
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
 pool = tasks.training_for(EVAL_SET)
 train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
+steps = STEPS or plan.defaults("02_sft", P)["steps"]
 run = Path(OUT) / sft.run_name(P.name, model_name)  # checkpoints and results of this profile and model
 print(f"profile {P.name}, model {model_name}: {len(pool)} clean tasks ({pool.name}); "
       f"training on {len(train_tasks)}, measuring on {len(heldout)} held out")
+PLAN = plan.notebook("02_sft", P, steps=steps, n_tasks=len(heldout))
+PLAN.show()
 
 # %% [markdown]
 # ## Training examples
@@ -52,18 +56,18 @@ style = prompt_style(model, tokenizer)
 examples = data.build_examples(train_tasks, tokenizer, style, P.max_len, n_augment=N_AUGMENT)
 print(f"prompt style {style}: {examples.summary()}")
 first = examples[0]
-n_prompt = first["labels"].count(data.IGNORE)
-print(f"{first['source']}: {n_prompt} prompt tokens (no loss), {len(first['labels']) - n_prompt} answer tokens")
+n_prompt = first["completion_mask"].count(0)
+print(f"{first['source']}: {n_prompt} prompt tokens (no loss), {len(first['input_ids']) - n_prompt} answer tokens")
 print(tokenizer.decode(first["input_ids"][n_prompt:]))
 
 # %% [markdown]
 # ## Before training
-# The untrained model on the held-out tasks (zero-shot, two attempts: as given and transposed).
+# The untrained model on the held-out tasks (zero-shot; the profile's augmented views, two attempts).
 
 # %%
-solver_options = {"max_new_tokens": P.max_new_tokens, "load_in_4bit": P.load_in_4bit}
+PLAN.announce("before training")
 before = bench.run(heldout, run / "before", "model", budget_s=P.budget_s, workers=0,
-                   options={"model": model_name, **solver_options}, tasks_name="held-out training tasks")
+                   options=model_options(P, model_name), tasks_name="held-out training tasks")
 print(bench.closing_line(before))
 
 # %% [markdown]
@@ -72,10 +76,10 @@ print(bench.closing_line(before))
 # Checkpoints go to `OUT/<profile>-<model>/checkpoints`; rerunning this cell continues from the latest one.
 
 # %%
-model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
-steps = STEPS or P.train_steps
+PLAN.announce("fine-tune")
+model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R, gradient_checkpointing=P.gradient_checkpointing)
 result = sft.train(model, tokenizer, examples, run / "checkpoints", steps=steps, batch_size=P.batch_size,
-                   lr=P.lr)
+                   lr=P.lr, grad_accum=P.grad_accum, gradient_checkpointing=P.gradient_checkpointing)
 where = f"resumed from {result.resumed_from}" if result.resumed_from else "from the start"
 print(f"step {result.global_step}/{steps} ({where}); {result.tokens} tokens in {result.seconds:.1f} s, "
       f"{result.steady_tokens_per_s:.0f} tokens/s after the first step")
@@ -89,8 +93,9 @@ plt.show()
 
 # %%
 folder = sft.save_model(model, tokenizer, run / "model", style)
+PLAN.announce("after training")
 after = bench.run(heldout, run / "after", "model", budget_s=P.budget_s, workers=0,
-                  options={"model": str(folder), **solver_options}, tasks_name="held-out training tasks")
+                  options=model_options(P, str(folder)), tasks_name="held-out training tasks")
 print(bench.closing_line(after))
 print(f"fine-tuned model saved to {folder}")
 

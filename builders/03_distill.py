@@ -18,27 +18,29 @@ EVAL_SET = "arc1/eval"  # the set the models will be measured on; none of its ta
 TRAIN_TASKS = 0  # 0: the number of the profile; cap on clean training tasks
 N_HELDOUT = 0  # 0: the n_tasks of the profile; training tasks kept out to measure on
 N_AUGMENT = 2  # views per leave-one-out example
-STEPS = 0  # 0: the train_steps of the profile (teacher and student each)
+STEPS = 0  # 0: half the train_steps of the profile (teacher and student each)
 TEMPERATURE = 2.0  # softens the teacher so its second choices carry signal
 ALPHA = 0.5  # weight of the true-answer cross-entropy; the rest is the KL to the teacher
 OUT = "outputs/03_distill"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, tasks
+from shared import bench, config, plan, report, tasks
 from shared.models import load_model, prompt_style
+from shared.solvers.ensemble import model_options
 from shared.train import compare, data, distill, sft
 
 P = config.profile(PROFILE)
 pool = tasks.training_for(EVAL_SET)
 train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
 run = Path(OUT) / sft.run_name(P.name, TEACHER or P.model)
-steps = STEPS or P.train_steps
+steps = STEPS or plan.defaults("03_distill", P)["steps"]
 print(f"profile {P.name}: training on {len(train_tasks)} clean tasks, measuring on {len(heldout)} held out")
+PLAN = plan.notebook("03_distill", P, steps=steps, teacher_steps=0 if TEACHER else steps, n_tasks=len(heldout))
+PLAN.show()
 
 # %% [markdown]
 # ## The teacher
@@ -48,11 +50,12 @@ print(f"profile {P.name}: training on {len(train_tasks)} clean tasks, measuring 
 if TEACHER:
     teacher_folder = Path(TEACHER)
 else:
+    PLAN.announce("teacher")
     base, base_tok = load_model(P.model, load_in_4bit=P.load_in_4bit)
     examples = data.build_examples(train_tasks, base_tok, prompt_style(base, base_tok), P.max_len, n_augment=N_AUGMENT)
-    base = sft.add_lora(base)
+    base = sft.add_lora(base, gradient_checkpointing=P.gradient_checkpointing)
     tuned = sft.train(base, base_tok, examples, run / "teacher_checkpoints", steps=steps, batch_size=P.batch_size,
-                      lr=P.lr)
+                      lr=P.lr, grad_accum=P.grad_accum, gradient_checkpointing=P.gradient_checkpointing)
     teacher_folder = sft.save_model(base, base_tok, run / "teacher", prompt_style(base, base_tok))
     print(f"teacher fine-tuned for {tuned.global_step} steps: {examples.summary()}")
 teacher, teacher_tok = load_model(str(teacher_folder))
@@ -63,6 +66,7 @@ print(f"teacher {teacher_folder}: {teacher.num_parameters():,} parameters")
 # Logit distillation when the tokenizers match (same vocabulary), sequence-level otherwise.
 
 # %%
+PLAN.announce("student")
 student_name = STUDENT or distill.default_student(teacher_tok)
 student, student_tok = distill.load_student(student_name)
 result, note = distill.distill(student, student_tok, teacher, teacher_tok, train_tasks, run / "student_checkpoints",
@@ -80,9 +84,10 @@ del teacher, student  # the bench and speed runs below load the saved copies
 # pass@2 on the held-out tasks, greedy tokens per second on their prompts, and size.
 
 # %%
-solver_options = {"max_new_tokens": P.max_new_tokens}
+PLAN.announce("teacher and student")
 summaries = {name: bench.run(heldout, run / name, "model", budget_s=P.budget_s, workers=0,
-                             options={"model": str(folder), **solver_options}, tasks_name="held-out training tasks")
+                             options=model_options(P, str(folder)) | {"load_in_4bit": False},
+                             tasks_name="held-out training tasks")
              for name, folder in (("teacher", teacher_folder), ("student", student_folder))}
 limit = P.max_len - P.max_new_tokens
 extras = {name: distill.speed_and_size(folder, heldout, P.max_new_tokens, limit)

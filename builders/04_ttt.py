@@ -16,37 +16,41 @@ PROFILE = "auto"  # smoke (CPU, tiny model, seconds) | cpu | t4 | a100 | h100 | 
 TASKS = ""  # empty: the task set of the profile; or arc1/train, arc1/eval, arc2/eval, a folder
 N_TASKS = 0  # 0: the number of tasks of the profile
 MODEL = ""  # empty: the model of the profile; or a folder from 02, e.g. outputs/02_sft/t4-Qwen2.5-0.5B-Instruct/model
-TTT_STEPS = 0  # 0: the train_steps of the profile, at most 32 per task
+TTT_STEPS = 0  # 0: the ttt_steps of the profile (else its train_steps, at most 32) per task
 TTT_AUGMENT = 4  # views per leave-one-out example
 TTT_LR = 0.0  # 0: the lr of the profile
 LORA_R = 8  # a per-task adapter needs less rank than a whole-dataset one
 OUT = "outputs/04_ttt"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, tasks
+from shared import bench, config, plan, report, tasks
+from shared.solvers.ensemble import model_options
 from shared.train import sft, ttt
 
 P = config.profile(PROFILE)
 task_set = TASKS or P.task_set
 model_name = MODEL or P.model
-task_list = tasks.load(task_set)[: N_TASKS or P.n_tasks]
+D = plan.defaults("04_ttt", P)
+task_list = tasks.load(task_set)[: N_TASKS or D["n_tasks"]]
 run = Path(OUT) / sft.run_name(P.name, model_name)
-steps = TTT_STEPS or P.ttt_steps or min(P.train_steps, 32)
+steps = TTT_STEPS or D["ttt_steps"]
 print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, model {model_name}, {steps} TTT steps per task")
+PLAN = plan.notebook("04_ttt", P, n_tasks=len(task_list), ttt_steps=steps)
+PLAN.show()
 
 # %% [markdown]
 # ## Without TTT
-# The model as it is: two greedy attempts per test input (as given, transposed).
+# The model as it is: the profile's augmented views per test input, ranked into two attempts.
 
 # %%
-solver_options = {"max_new_tokens": P.max_new_tokens, "load_in_4bit": P.load_in_4bit}
+PLAN.announce("without TTT")
+solver_options = model_options(P, model_name)
 plain = bench.run(task_list, run / "without", "model", budget_s=P.budget_s, workers=0,
-                  options={"model": model_name, **solver_options}, tasks_name=task_set)
+                  options=solver_options, tasks_name=task_set)
 print(bench.closing_line(plain))
 
 # %% [markdown]
@@ -55,8 +59,9 @@ print(bench.closing_line(plain))
 # task's time budget), the same two attempts, then the adapter is removed.
 
 # %%
-ttt_solver = ttt.TTTSolver(model_name, steps=steps, lr=TTT_LR or P.lr, batch_size=P.batch_size,
-                           n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len, **solver_options)
+PLAN.announce("with TTT")
+ttt_solver = ttt.TTTSolver(**solver_options, steps=steps, lr=TTT_LR or P.lr, train_batch_size=P.batch_size,
+                           n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len)
 with_ttt = bench.run(task_list, run / "with", ttt_solver, budget_s=P.budget_s, workers=0, tasks_name=task_set)
 print(bench.closing_line(with_ttt))
 

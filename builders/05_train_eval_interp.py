@@ -21,12 +21,12 @@
 PROFILE = "auto"  # smoke (CPU, tiny model, seconds) | cpu | t4 | a100 | h100 | auto
 MODEL = ""  # empty: the model of the profile; tiny, or a hub id such as Qwen/Qwen2.5-0.5B-Instruct
 EVAL_SET = "arc1/eval"  # the set later runs are measured on; none of its tasks is used here
-TRAIN_TASKS = 0  # 0: the number of the profile; cap on clean training tasks
-N_HELDOUT = 0  # 0: the n_tasks of the profile; training tasks kept out to measure every stage on
+TRAIN_TASKS = 0  # 0: the notebook's default for the profile (shared.plan); clean training tasks
+N_HELDOUT = 0  # 0: the notebook's default for the profile; training tasks kept out to measure every stage on
 N_AUGMENT = 2  # views per leave-one-out example for SFT
-STEPS = 0  # 0: the train_steps of the profile, for SFT
-DPO_STEPS = 0  # 0: a quarter of the SFT steps (at least 2)
-GRPO_STEPS = 0  # 0: a tenth of the SFT steps (at least 2); each step samples and scores a group per prompt
+STEPS = 0  # 0: a quarter of the train_steps of the profile, for SFT
+DPO_STEPS = 0  # 0: an eighth of the train_steps of the profile (at least 2)
+GRPO_STEPS = 0  # 0: a thirtieth of the train_steps of the profile (at least 2); each step samples a group
 LORA_R = 16  # adapter rank of each stage
 N_SAMPLES = 1  # sampled answers per view, besides the greedy one, when mining DPO pairs
 DPO_LR = 0.0  # 0: a tenth of the learning rate of the profile
@@ -34,14 +34,13 @@ GRPO_LR = 0.0  # 0: a tenth of the learning rate of the profile
 NUM_GENERATIONS = 4  # GRPO answers per prompt; 8 or more on a GPU
 PROBE_TASKS = 40  # training tasks whose hidden states the probes and the PCA read
 OUT = "outputs/05_train_eval_interp"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, benchmarks, config, report, tasks
+from shared import bench, benchmarks, config, plan, report, tasks
 from shared.benchmarks import arc
 from shared.interpret import agreement, attention, compare, confidence, errors, lens, patching, probes
 from shared.models import load_model, prompt_style
@@ -52,14 +51,18 @@ from shared.train.compare import runs_table
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
 pool = retrain.small_tasks(tasks.training_for(EVAL_SET), retrain.cell_limit(P))
-train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT, TRAIN_TASKS)
-steps = STEPS or P.train_steps
-dpo_steps, grpo_steps = DPO_STEPS or max(2, steps // 4), GRPO_STEPS or max(2, steps // 10)
+D = plan.defaults("05_train_eval_interp", P)
+train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT or D["n_tasks"], TRAIN_TASKS or D["train_tasks"])
+steps, dpo_steps, grpo_steps = STEPS or D["steps"], DPO_STEPS or D["dpo_steps"], GRPO_STEPS or D["grpo_steps"]
 run = Path(OUT) / sft.run_name(P.name, model_name)
 stages = {"base": model_name}  # stage -> a model name or a saved folder
 adapter, train_items = benchmarks.get("arc", eval_set=EVAL_SET), arc.task_items(train_tasks)
 print(f"profile {P.name}, model {model_name}: {len(pool)} clean training tasks; training on {len(train_tasks)}, "
       f"measuring on {len(heldout)} held out; {steps} SFT, {dpo_steps} DPO and {grpo_steps} GRPO steps")
+PLAN = plan.notebook("05_train_eval_interp", P, steps=steps, n_tasks=len(heldout), train_tasks=len(train_tasks),
+                     mine_views=len(adapter.training_views(train_items, 1, 0)), dpo_steps=dpo_steps,
+                     grpo_steps=grpo_steps, num_generations=NUM_GENERATIONS)
+PLAN.show()
 
 # %% [markdown]
 # ## Stage 1: SFT
@@ -69,9 +72,10 @@ print(f"profile {P.name}, model {model_name}: {len(pool)} clean training tasks; 
 model, tokenizer = load_model(model_name, load_in_4bit=P.load_in_4bit)
 style = prompt_style(model, tokenizer)
 examples = data.build_examples(train_tasks, tokenizer, style, P.max_len, n_augment=N_AUGMENT)
-model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
+model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R, gradient_checkpointing=P.gradient_checkpointing)
+PLAN.announce("SFT")
 result = sft.train(model, tokenizer, examples, run / "sft" / "checkpoints", steps=steps, batch_size=P.batch_size,
-                   lr=P.lr)
+                   lr=P.lr, grad_accum=P.grad_accum, gradient_checkpointing=P.gradient_checkpointing)
 stages["SFT"] = str(sft.save_model(model, tokenizer, run / "sft" / "model", style))
 print(f"SFT: {examples.summary()}; step {result.global_step}")
 sft.plot_loss(result.log_history, title="SFT loss")
@@ -85,6 +89,7 @@ plt.show()
 # with the SFT model itself as the frozen reference.
 
 # %%
+PLAN.announce("mine DPO pairs")
 model, tokenizer = load_model(stages["SFT"], load_in_4bit=P.load_in_4bit)
 mined = preference.mine_pairs(model, tokenizer, adapter, train_items, P.max_new_tokens, n_samples=N_SAMPLES,
                               max_prompt_tokens=P.max_len - P.max_new_tokens)
@@ -92,6 +97,7 @@ print(mined.summary())
 for pair in mined.pairs[:2]:
     print(f"{pair['source']}: chosen ({pair['chosen_from']}) {pair['chosen']!r} over rejected {pair['rejected']!r}")
 model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
+PLAN.announce("DPO")
 result = preference.dpo_train(model, tokenizer, mined.pairs, run / "dpo" / "checkpoints", steps=dpo_steps,
                               batch_size=P.batch_size, lr=DPO_LR or P.lr / 10, max_length=P.max_len)
 stages["DPO"] = str(sft.save_model(model, tokenizer, run / "dpo" / "model", style))
@@ -106,6 +112,7 @@ plt.show()
 # %%
 for f in grpo.REWARDS:
     print(f"{f.__name__}: {f.__doc__.splitlines()[0]}")
+PLAN.announce("GRPO")
 model, tokenizer = load_model(stages["DPO"], load_in_4bit=P.load_in_4bit)
 rows = grpo.grpo_rows(adapter, train_items, tokenizer, style, max_prompt_tokens=P.max_len - P.max_new_tokens)
 model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
@@ -123,10 +130,11 @@ plt.show()
 # two attempts); the runs resume like any `shared.bench` run.
 
 # %%
+PLAN.announce("pass@2 per stage")
 summaries, results = {}, {}
 for stage, source in stages.items():
     solver = ModelSolver(loaded=load_model(source, load_in_4bit=P.load_in_4bit), max_new_tokens=P.max_new_tokens,
-                         n_views=P.n_views)
+                         n_views=P.n_views, batch_size=P.gen_batch)
     summaries[stage] = bench.run(heldout, run / "eval" / stage, solver, budget_s=P.budget_s, workers=0,
                                  tasks_name="held-out training tasks", progress=False)
     results[stage] = bench.read_results(run / "eval" / stage)

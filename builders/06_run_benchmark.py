@@ -5,7 +5,9 @@
 # on a GPU the program search first (its answers reproduce every demo), then the language
 # model with test-time training (a fresh LoRA per task, trained on its demos) and augmented
 # views ranked by product of experts. The run is resumable: rerun the
-# notebook after a disconnect and finished tasks are skipped.
+# notebook after a disconnect and finished tasks are skipped. On a GPU the default is a slice
+# that ends in about an hour (the plan below prints the estimate); set `N_TASKS = 400` for the
+# whole set, several hours with a model member, and `DRIVE = True` so that it survives a disconnect.
 #
 # **You will learn to**
 # - run an ensemble of solvers over an evaluation set with an enforced per-task budget;
@@ -15,12 +17,11 @@
 # %% tags=["parameters"]
 PROFILE = "auto"  # smoke | cpu | t4 | a100 | h100 | auto
 TASKS = ""  # empty: arc1/eval, or the task set of the smoke profile; or arc2/eval, a folder, a challenges file
-N_TASKS = 0  # 0: every task (smoke: the number of the profile)
+N_TASKS = 0  # 0: the profile's slice (about an hour on its GPU; cpu: all 400); 400 for the full set
 SOLVERS = ""  # empty: the ensemble of the profile; or comma separated, such as dsl,model
 MODEL = ""  # empty: the model of the profile; a hub id or a folder with a fine-tuned model
 BUDGET_S = 0.0  # 0: the budget of the profile, per task
 OUT = "outputs/06_benchmark"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 import json
@@ -29,13 +30,13 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, report, scoring, tasks
+from shared import bench, config, plan, report, scoring, tasks
 from shared.solvers.ensemble import profile_options
 
 P = config.profile(PROFILE)
 task_set = TASKS or (P.task_set if P.name == "smoke" else "arc1/eval")
 task_list = tasks.load(task_set)
-n = N_TASKS or (P.n_tasks if P.name == "smoke" else len(task_list))
+n = N_TASKS or plan.defaults("06_run_benchmark", P)["n_tasks"] or len(task_list)
 task_list = task_list[:n]
 ensemble = profile_options(P, model=MODEL or None, solvers=tuple(SOLVERS.split(",")) if SOLVERS else None)
 budget = BUDGET_S or P.budget_s
@@ -43,6 +44,9 @@ budget = BUDGET_S or P.budget_s
 workers = 1 if {"model", "ttt"} & set(ensemble["members"]) else P.workers
 print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, ensemble {ensemble['members']}, "
       f"{budget:g} s per task, {workers} workers")
+PLAN = plan.notebook("06_run_benchmark", config.profile(P.name, budget_s=budget), n_tasks=len(task_list),
+                     members=tuple(ensemble["members"]))
+PLAN.show()
 
 # %% [markdown]
 # ## Run
@@ -50,6 +54,7 @@ print(f"profile {P.name}: {len(task_list)} tasks of {task_set}, ensemble {ensemb
 # `submission.json`, `summary.json` and `report.html`.
 
 # %%
+PLAN.announce("benchmark")
 summary = bench.run(task_list, OUT, "ensemble", budget_s=budget, workers=workers, options=ensemble,
                     tasks_name=task_set)
 print(bench.closing_line(summary))

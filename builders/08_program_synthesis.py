@@ -18,13 +18,12 @@
 # %% tags=["parameters"]
 PROFILE = "auto"  # smoke (CPU, tiny model, seconds) | cpu | t4 | a100 | h100 | auto
 TASKS = ""  # empty: the task set of the profile; or arc1/train, arc1/eval, a folder
-N_TASKS = 0  # 0: the number of tasks of the profile
+N_TASKS = 0  # 0: the notebook's default for the profile (shared.plan: about an hour on its GPU)
 MODEL = ""  # empty: the model of the profile; tiny, a hub id, or the model name an endpoint serves
 BACKEND = "transformers"  # transformers (a local model) | openai (ARC_LLM_BASE_URL: vLLM, Ollama, hosted)
 SAMPLES = 0  # 0: programs per request of the profile
 ROUNDS = -1  # -1: revision rounds of the profile
 OUT = "outputs/08_program_synthesis"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 import json
@@ -32,7 +31,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import config, report, tasks
+from shared import config, plan, report, tasks
 from shared.agents import curate, examples, read_programs, synth, verify
 from shared.agents.backends import make_backend
 
@@ -42,10 +41,13 @@ task_set = TASKS or P.task_set
 model_name = MODEL or P.model
 samples = SAMPLES or sizes.samples
 rounds = sizes.rounds if ROUNDS < 0 else ROUNDS
-task_list = tasks.load(task_set)[: N_TASKS or P.n_tasks]
+task_list = tasks.load(task_set)[: N_TASKS or plan.defaults("08_program_synthesis", P)["n_tasks"]]
 out = Path(OUT)
 print(f"profile {P.name}: {len(task_list)} tasks of {task_set}; {BACKEND} model {model_name}, "
       f"{samples} programs per request, {rounds} revision rounds")
+PLAN = plan.notebook("08_program_synthesis", P, n_tasks=len(task_list), samples=samples, rounds=rounds,
+                     max_new_tokens=sizes.max_new_tokens)
+PLAN.show()
 
 # %% [markdown]
 # ## Curate: task chunks for coding agents
@@ -94,6 +96,7 @@ if BACKEND == "transformers":
     backend = make_backend(BACKEND, model_name, load_in_4bit=P.load_in_4bit)
 else:
     backend = make_backend(BACKEND, model_name)
+PLAN.announce("synthesis")
 synth_summary = synth.run_synth(task_list, backend, out / "synth", samples, rounds, sizes.temperature,
                                 sizes.max_new_tokens, workers=P.workers)
 print(synth.closing_line(synth_summary))

@@ -23,14 +23,13 @@ N_SAMPLES = 1  # answers per problem; 1 is greedy (pass@1), 10 or more to sample
 STEPS = 0  # 0: the train_steps of the profile
 LORA_R = 16  # adapter rank; 64 for 7B models if memory allows
 OUT = "outputs/bench_pipeline"
-REPO_URL = "https://github.com/arc-suite/arc-suite"  # your fork, for Colab
 
 # %%
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import benchmarks, config, report
+from shared import benchmarks, config, plan, report
 from shared.benchmarks import stages
 from shared.models import load_model, prompt_style
 from shared.train import sft
@@ -42,8 +41,12 @@ train_items, eval_items = stages.train_and_eval_items(adapter, N_TRAIN or P.trai
 max_new_tokens = min(P.max_new_tokens, adapter.max_new_tokens)
 ks = sorted({1, min(10, N_SAMPLES), N_SAMPLES})
 run = Path(OUT) / BENCHMARK / sft.run_name(P.name, model_name)
+steps = STEPS or plan.defaults("bench_pipeline", P)["steps"]
 print(f"profile {P.name}, model {model_name}, {BENCHMARK}: training on {len(train_items)} problems, "
       f"measuring on {len(eval_items)}; data: {adapter.loaded_from}")
+# an upper bound: the training estimate assumes ARC-long examples; GSM8K and HumanEval ones are shorter
+PLAN = plan.notebook("bench_pipeline", P, steps=steps, n_tasks=len(eval_items) * N_SAMPLES, eval_tokens=max_new_tokens)
+PLAN.show()
 
 # %% [markdown]
 # ## One problem
@@ -62,6 +65,7 @@ print(f"--- reference answer ---\n{adapter.reference(first)}")
 # %%
 model, tokenizer = load_model(model_name, load_in_4bit=P.load_in_4bit)
 style = prompt_style(model, tokenizer)
+PLAN.announce("before training")
 before = stages.evaluate(adapter, model, tokenizer, eval_items, n_samples=N_SAMPLES, k=ks,
                          max_new_tokens=max_new_tokens, style=style, out_dir=run / "before")
 print(before.line())
@@ -76,9 +80,10 @@ print(f"the first answer:\n{before.rows[0]['completions'][0]!r}")
 # %%
 examples = stages.build_examples(adapter, train_items, tokenizer, style, P.max_len)
 print(f"prompt style {style}: {examples.summary()}")
-model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R)
-steps = STEPS or P.train_steps
-result = sft.train(model, tokenizer, examples, run / "checkpoints", steps=steps, batch_size=P.batch_size, lr=P.lr)
+model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R, gradient_checkpointing=P.gradient_checkpointing)
+PLAN.announce("fine-tune")
+result = sft.train(model, tokenizer, examples, run / "checkpoints", steps=steps, batch_size=P.batch_size, lr=P.lr,
+                   grad_accum=P.grad_accum, gradient_checkpointing=P.gradient_checkpointing)
 where = f"resumed from {result.resumed_from}" if result.resumed_from else "from the start"
 print(f"step {result.global_step}/{steps} ({where}); {result.tokens} tokens in {result.seconds:.1f} s")
 sft.plot_loss(result.log_history, title=f"LoRA r={LORA_R} on {len(examples)} {BENCHMARK} examples")
@@ -89,6 +94,7 @@ plt.show()
 # The same problems, the same decoding; then the adapter merged into the model and saved.
 
 # %%
+PLAN.announce("after training")
 after = stages.evaluate(adapter, model, tokenizer, eval_items, n_samples=N_SAMPLES, k=ks,
                         max_new_tokens=max_new_tokens, style=style, out_dir=run / "after")
 print(after.line())

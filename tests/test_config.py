@@ -24,7 +24,12 @@ def test_smoke_profile_is_small_and_offline():
 def test_profile_options_for_the_ensemble():
     opts = profile_options(config.profile("t4"))
     assert opts["members"] == ["dsl", "ttt"]  # t4 answers with test-time training
-    assert opts["options"]["ttt"]["load_in_4bit"] and opts["options"]["ttt"]["n_views"] == 8
+    assert not opts["options"]["ttt"]["load_in_4bit"] and opts["options"]["ttt"]["n_views"] == 8
+    assert profile_options(config.profile("a100"))["options"]["ttt"]["load_in_4bit"]  # 7B in 4 bits
+    # training takes one long example a step on a GPU, generation the views of a test input together
+    t4 = config.profile("t4")
+    assert opts["options"]["ttt"]["train_batch_size"] == t4.batch_size == 1
+    assert opts["options"]["ttt"]["batch_size"] == t4.gen_batch == 8
     assert opts["options"]["ttt"]["steps"] == config.profile("t4").ttt_steps > 0
     assert profile_options(config.profile("cpu")) == {"members": ["dsl"], "options": {}}
     no_ttt = profile_options(config.profile("t4", ttt_steps=0), model="tiny")

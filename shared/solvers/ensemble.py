@@ -68,18 +68,25 @@ class EnsembleSolver:
         return Prediction(attempts, trace)
 
 
+def model_options(profile, model: str | None = None) -> dict:
+    """The model solver's options for a hardware profile: its model (unless `model` names another),
+    answer length, augmented views, 4-bit loading and how many views generate together."""
+    return {"model": model or profile.model, "max_new_tokens": profile.max_new_tokens, "n_views": profile.n_views,
+            "load_in_4bit": profile.load_in_4bit, "batch_size": profile.gen_batch}
+
+
 def profile_options(profile, model: str | None = None, solvers: tuple[str, ...] | None = None) -> dict:
     """EnsembleSolver options for a hardware profile (`shared.config.profile`): its members and
-    the model member's settings (the profile's model unless `model` names another). A profile
-    with ttt_steps runs the model member with test-time training (the "ttt" solver)."""
+    the model member's settings (`model_options`). A profile with ttt_steps runs the model member
+    with test-time training (the "ttt" solver), training on batch_size examples a step."""
     names = list(solvers or profile.solvers)
     options: dict[str, dict] = {}
     if "model" in names:
-        opts = {"model": model or profile.model, "max_new_tokens": profile.max_new_tokens,
-                "n_views": profile.n_views, "load_in_4bit": profile.load_in_4bit, "batch_size": profile.batch_size}
+        opts = model_options(profile, model)
         if profile.ttt_steps:
             names[names.index("model")] = "ttt"
-            options["ttt"] = {**opts, "steps": profile.ttt_steps, "max_len": profile.max_len}
+            options["ttt"] = {**opts, "steps": profile.ttt_steps, "max_len": profile.max_len,
+                              "train_batch_size": profile.batch_size}
         else:
             options["model"] = opts
     return {"members": names, "options": options}
