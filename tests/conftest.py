@@ -58,3 +58,25 @@ def task_folder(tmp_path):
         (folder / f"{task_id}.json").write_text(json.dumps(data or task_dict()))
 
     return folder, write
+
+
+class StepClock:
+    """A stand-in for time.monotonic that moves on `step` seconds at every reading: code that stops
+    at a deadline stops after a fixed number of readings, however loaded the machine is."""
+
+    def __init__(self, step: float = 0.001):
+        self.now, self.step = 1000.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def step_clock(monkeypatch):
+    """time.monotonic replaced by a StepClock (1 ms a reading) for the test's duration."""
+    import time
+
+    clock = StepClock()
+    monkeypatch.setattr(time, "monotonic", clock)
+    return clock
