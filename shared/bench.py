@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from shared import runs
 from shared.grids import to_list
-from shared.scoring import correct_per_test, write_submission
+from shared.scoring import write_submission
 from shared.solvers import Prediction, Solver, make_solver
 from shared.tasks import Task, TaskError, TaskSet, as_grid, load, strip_test_outputs, task_from_json
 
-RESULTS = "results.jsonl"
 GRACE_S = 5.0  # a solver gets this long past its budget to return before it is killed
 START_TIMEOUT_S = 600.0  # building a solver (loading a model) may take minutes on Colab
 
@@ -94,63 +94,11 @@ class BenchError(RuntimeError):
     pass
 
 
-def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    """The rows of an append-only JSON-lines log; a torn line (killed mid-write) is dropped."""
-    path = Path(path)
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
-
-
-def read_results(out_dir: str | os.PathLike) -> list[dict]:
-    """Finished task lines of a run folder."""
-    return read_jsonl(Path(out_dir) / RESULTS)
-
-
-def drop_torn_tail(path: Path) -> None:
-    """Cut a last line left unfinished by a killed run, so appended rows start on their own line."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
-
-
 def _result_row(task: Task, solver_name: str, worker: int, res: dict) -> dict:
-    attempts = res.get("attempts")
-    status = res["status"]
-    correct = None
-    if status == "done":
-        if task.has_solutions():
-            import numpy as np
-
-            grids = [[np.asarray(g, dtype=np.uint8) for g in c] for c in attempts]
-            correct = correct_per_test(grids, task.test_outputs)
-            status = "solved" if all(correct) else "unsolved"
-        else:
-            status = "unscored"
-    stripped = strip_test_outputs(task)
-    return {
-        "task_id": task.id,
-        "solver": solver_name,
-        "status": status,
-        "time_s": res.get("time_s"),
-        "attempts": attempts or [[] for _ in task.test],
-        "correct": correct,
-        "expected": [to_list(g) for g in task.test_outputs] if task.has_solutions() else None,
-        "task": stripped.to_json(),
-        "trace": res.get("trace") or {},
-        "error": res.get("error"),
-        "worker": worker,
-        "peak_rss_mb": res.get("peak_rss_mb"),
-    }
+    """A worker's message as a results row: a solver that answered ("done") is judged on its attempts."""
+    return runs.result_row(task, solver_name, None if res["status"] == "done" else res["status"],
+                           res.get("attempts"), time_s=res.get("time_s"), trace=res.get("trace"),
+                           error=res.get("error"), worker=worker, peak_rss_mb=res.get("peak_rss_mb"))
 
 
 class Runner:
@@ -286,19 +234,18 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
                              f"choose another --out for options {options}")
     meta_path.write_text(json.dumps(meta, indent=1))
 
-    drop_torn_tail(out / RESULTS)
+    runs.drop_torn_tail(out / runs.RESULTS)
     by_id = {t.id: t for t in tasks}
-    done = {r["task_id"]: r for r in read_results(out) if r["task_id"] in by_id}
+    done = {r["task_id"]: r for r in runs.read_results(out) if r["task_id"] in by_id}
     todo = [t for t in tasks if t.id not in done]
     t0 = time.perf_counter()
     bar = tqdm(total=len(tasks), initial=len(done), desc=f"{solver_name}", unit="task", disable=not progress,
                file=sys.stderr, dynamic_ncols=True)
     solved = [sum(r["status"] == "solved" for r in done.values())]
-    with open(out / RESULTS, "a") as f:
+    with open(out / runs.RESULTS, "a") as f:
         def emit(task: Task, worker: int, res: dict) -> None:
             row = _result_row(task, solver_name, worker, res)
-            f.write(json.dumps(row, separators=(",", ":")) + "\n")
-            f.flush()
+            runs.append(f, row)
             done[task.id] = row
             solved[0] += row["status"] == "solved"
             bar.update(1)
@@ -371,11 +318,6 @@ def summarise(rows: list[dict], solver: str, tasks_name: str, budget_s: float, w
     }
 
 
-def closing_line(summary: dict) -> str:
-    n, s = summary["n_tasks"], summary["solved"]
-    return f"solved {s}/{n} tasks ({100 * s / n if n else 0:.1f}%) in {summary['wall_s']:.1f} s"
-
-
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared solve", description="Run a solver over a task set.")
     p.add_argument("--solver", default="dsl", help="solver name (default: dsl; identity, model, ...)")
@@ -428,5 +370,5 @@ def main(argv: list[str]) -> int:
     except (BenchError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(closing_line(summary))
+    print(runs.closing_line(summary))
     return 0

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shared.scoring import error_kind
+from shared import runs
 
 # ARC's usual palette, colour 0-9
 PALETTE = ["#000000", "#0074D9", "#FF4136", "#2ECC40", "#FFDC00",
@@ -25,11 +25,10 @@ PALETTE = ["#000000", "#0074D9", "#FF4136", "#2ECC40", "#FFDC00",
 def write_report(run_dir: str | os.PathLike, rows: list[dict] | None = None, summary: dict | None = None) -> Path:
     """Write run_dir/report.html: the run browser of `shared.web` with the run embedded, so it
     opens from disk with no server (filters by status and solver, search, every grid drawn)."""
-    from shared.bench import read_results
     from shared.web import page_html
 
     run = Path(run_dir)
-    rows = read_results(run) if rows is None else rows
+    rows = runs.read_results(run) if rows is None else rows
     if summary is None and (run / "summary.json").exists():
         summary = json.loads((run / "summary.json").read_text())
     path = run / "report.html"
@@ -79,22 +78,9 @@ def draw_task(task, answers: list | None = None):
 
 
 def error_kinds(rows: list[dict]) -> Counter:
-    """Per test input: correct / wrong size / wrong cells / unparseable / no answer / timeout / error."""
-    kinds: Counter = Counter()
-    for r in rows:
-        if r["status"] in ("timeout", "error"):
-            kinds[r["status"]] += len(r["task"]["test"])
-            continue
-        if r.get("expected") is None:
-            continue
-        parsed = (r.get("trace") or {}).get("parsed")
-        for i, exp in enumerate(r["expected"]):
-            cands = [np.asarray(g) for g in r["attempts"][i]]
-            kind = error_kind(cands, np.asarray(exp))
-            if kind == "no answer" and parsed is not None and not any(parsed[i]):
-                kind = "unparseable"
-            kinds[kind] += 1
-    return kinds
+    """Per test input (`runs.outcomes_per_test`): correct / wrong size / wrong cells / unparseable /
+    no answer / timeout / error."""
+    return Counter(kind for r in rows for kind in runs.outcomes_per_test(r))
 
 
 def plot_run(rows: list[dict], title: str = ""):
@@ -111,6 +97,30 @@ def plot_run(rows: list[dict], title: str = ""):
     b.tick_params(axis="x", rotation=20)
     if title:
         fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def answered_by(rows: list[dict]) -> Counter:
+    """(solver of attempt 1, status) -> tasks: which member of an ensemble answered, and how that went."""
+    return Counter((r["trace"].get("solver") or "none", r["status"]) for r in rows)
+
+
+def plot_times_and_solvers(rows: list[dict], budget_s: float):
+    """Two panels: seconds per task against the budget, and solved tasks by the solver of attempt 1."""
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+    a.hist([r["time_s"] or 0 for r in rows], bins=20, color="#0074D9")
+    a.axvline(budget_s, color="#FF4136", linestyle=":")
+    a.set_xlabel("seconds per task")
+    a.set_title(f"time per task (budget {budget_s:g} s)")
+    solved: Counter = Counter()
+    for (solver, status), n in answered_by(rows).items():
+        if status == "solved":
+            solved[solver] += n
+    b.bar(list(solved) or ["none"], list(solved.values()) or [0], color="#2ECC40")
+    b.set_title("solved tasks by the solver of attempt 1")
     fig.tight_layout()
     return fig
 
@@ -133,8 +143,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared report", description="Rewrite report.html of a run folder.")
     p.add_argument("run_dir")
     args = p.parse_args(argv)
-    if not (Path(args.run_dir) / "results.jsonl").exists():
-        print(f"error: {args.run_dir}: no results.jsonl (not a run folder)")
+    if not (Path(args.run_dir) / runs.RESULTS).exists():
+        print(f"error: {args.run_dir}: no {runs.RESULTS} (not a run folder)")
         return 2
     print(write_report(args.run_dir))
     return 0

@@ -1,7 +1,8 @@
 """Scoring: exact match with up to 2 attempts, and Kaggle submission.json.
 
 A test input is correct when one of its (at most 2) attempts equals the expected grid in
-shape and every cell; a task is solved only when all its test inputs are. The submission
+shape and every cell; a task is solved only when all its test inputs are; `outcome` is the one
+taxonomy of how a test input went wrong (reports and interpretability views count it). The submission
 format is Kaggle's: task_id -> [{"attempt_1": grid, "attempt_2": grid}, ...], one entry per
 test input in order; a written file answers every task twice, with a fallback where there is
 no answer. `python -m shared score SUBMISSION --tasks SET` scores a file.
@@ -14,6 +15,8 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from shared.grids import Grid, same, to_list
 from shared.tasks import Task, TaskError, TaskSet, as_grid
@@ -32,15 +35,24 @@ def task_solved(attempts: list[list[Grid]], expected: list[Grid | None]) -> bool
     return all(correct_per_test(attempts, expected))
 
 
-def error_kind(attempts: list[Grid], expected: Grid) -> str:
-    """Why a test input was missed, judged on its best attempt: correct / no answer /
-    wrong size / wrong cells."""
-    if any(same(a, expected) for a in attempts[:2]):
+OUTCOMES = ("correct", "wrong cells", "wrong colours", "wrong size", "unparseable", "no answer")
+
+
+def outcome(attempts: list, expected, parsed: list[bool] | None = None, colours: bool = False) -> str:
+    """How one test input fared, in the order a grid goes wrong, judged on its best (first) attempt:
+    correct (either of the first 2 attempts) / wrong cells / wrong size; with no attempt, unparseable
+    when `parsed` (a model's per-view parse flags) says no view gave a grid, else no answer. colours:
+    split "wrong colours" (right size, another set of colours) from "wrong cells". Grids or lists."""
+    grids = [np.asarray(g) for g in attempts]
+    expected = np.asarray(expected)
+    if any(same(g, expected) for g in grids[:2]):
         return "correct"
-    if not attempts:
-        return "no answer"
-    if attempts[0].shape != expected.shape:
+    if not grids:
+        return "unparseable" if parsed is not None and not any(parsed) else "no answer"
+    if grids[0].shape != expected.shape:
         return "wrong size"
+    if colours and set(np.unique(grids[0]).tolist()) != set(np.unique(expected).tolist()):
+        return "wrong colours"
     return "wrong cells"
 
 

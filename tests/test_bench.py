@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import bench
+from shared import bench, runs
 from shared.scoring import read_submission, validate_submission
 from shared.solvers import Prediction
 from shared.tasks import load
@@ -23,7 +23,7 @@ MARK_THEN_SLEEP = "tests.test_bench:MarkThenSleep"
 
 
 def rows_by_id(run_dir):
-    return {r["task_id"]: r for r in bench.read_results(run_dir)}
+    return {r["task_id"]: r for r in runs.read_results(run_dir)}
 
 
 def test_statuses_and_run_folder(task_folder, tmp_path):
@@ -48,7 +48,7 @@ def test_statuses_and_run_folder(task_folder, tmp_path):
     assert all({"attempt_1", "attempt_2"} <= set(e) for entries in sub.values() for e in entries)
     report = (out / "report.html").read_text()
     assert "good1" in report and "<script>" in report
-    assert bench.closing_line(summary).startswith("solved 1/5 tasks (20.0%) in ")
+    assert runs.closing_line(summary).startswith("solved 1/5 tasks (20.0%) in ")
 
 
 def test_memory_limit_is_an_error_not_a_crash(task_folder, tmp_path):
@@ -188,7 +188,7 @@ def test_deadline_passed_starts_nothing_and_a_rerun_resumes(task_folder, tmp_pat
         write(f"good{i}")
     tasks, out = load(folder), tmp_path / "run"
     summary = bench.run(tasks, out, SCRIPTED, budget_s=5, workers=1, progress=False, deadline=time.monotonic() - 1)
-    assert bench.read_results(out) == [] and summary["not_started"] == 3
+    assert runs.read_results(out) == [] and summary["not_started"] == 3
     sub = assert_complete_submission(out, tasks)
     assert all(e == {"attempt_1": [[7]], "attempt_2": [[7]]} for t in tasks for e in sub[t.id])  # the test input
     summary = bench.run(tasks, out, SCRIPTED, budget_s=5, workers=1, progress=False)
@@ -238,7 +238,7 @@ def test_cli_deadline_s(task_folder, tmp_path):
     out = tmp_path / "run"
     args = ["--solver", SCRIPTED, "--tasks", str(folder), "--out", str(out), "--workers", "1", "--no-progress"]
     assert bench.main([*args, "--deadline-s", "0"]) == 0
-    assert bench.read_results(out) == [] and set(json.loads((out / "submission.json").read_text())) == {"good1"}
+    assert runs.read_results(out) == [] and set(json.loads((out / "submission.json").read_text())) == {"good1"}
     assert bench.main(args) == 0
     assert rows_by_id(out)["good1"]["status"] == "solved"
 

@@ -1,4 +1,7 @@
-"""Benchmark-generic stages: SFT examples from any adapter, evaluation with pass@k, resumable results."""
+"""Benchmark-generic stages: train/eval item splits, evaluation with pass@k, resumable results.
+
+The training examples of any adapter (`shared.train.data.adapter_examples`) are tested in test_train_data.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +10,14 @@ from math import comb
 
 import pytest
 
-from shared import tasks
+from shared import runs, tasks
 from shared.benchmarks import arc, get, gsm8k, stages
 from shared.models import load_model, tiny_tokenizer
-from shared.train import data
 
 
 @pytest.fixture(scope="module")
 def tok():
     return tiny_tokenizer()
-
-
-def test_arc_examples_through_the_adapter_equal_the_arc_training_data(tok):
-    """The ARC adapter wraps shared.train.data: same examples, same order, same augmentations."""
-    task_list = tasks.load("arc1/train")[:3]
-    direct = data.build_examples(task_list, tok, "plain", 2048, n_augment=2, seed=5)
-    through = stages.build_examples(arc.ArcBenchmark(), arc.task_items(task_list), tok, "plain", 2048, n_augment=2,
-                                    seed=5)
-    assert len(direct) == len(through) > 0 and direct.dropped_too_long == through.dropped_too_long
-    for a, b in zip(direct.items, through.items, strict=True):
-        assert a == b
-
-
-def test_gsm8k_examples_put_the_loss_on_the_answer_only(tok):
-    adapter = gsm8k.Gsm8kBenchmark(source="offline")
-    items = adapter.load("train", 4)
-    examples = stages.build_examples(adapter, items, tok, "plain", max_len=2048)
-    assert len(examples) == 4 and [e["source"] for e in examples.items] == [i.id for i in items]
-    first = examples[0]
-    n_prompt = first["completion_mask"].count(0)
-    assert first["completion_mask"][n_prompt:] == [1] * (len(first["input_ids"]) - n_prompt)
-    assert tok.decode(first["input_ids"][:n_prompt]) == adapter.prompt(tok, items[0], "plain")
-    assert tok.decode(data.labels(first)[n_prompt:]).endswith("#### 14<|endoftext|>")
-    short = stages.build_examples(adapter, items, tok, "plain", max_len=150)
-    assert len(short) + short.dropped_too_long == 4 and short.dropped_too_long > 0
 
 
 def test_humaneval_trains_on_problems_it_does_not_measure():
@@ -123,11 +100,11 @@ def test_evaluate_resumes_from_its_results_file(monkeypatch, tmp_path, tok):
     assert len(asked) == 2
     result = stages.evaluate(adapter, None, tok, items, style="plain", out_dir=tmp_path)
     assert len(asked) == 4 and [r["id"] for r in result.rows] == [i.id for i in items]
-    assert len(stages.read_rows(tmp_path)) == 4  # one line per item, none repeated
-    with open(tmp_path / stages.RESULTS, "a") as f:
+    assert len(runs.read_results(tmp_path)) == 4  # one line per item, none repeated
+    with open(tmp_path / runs.RESULTS, "a") as f:
         f.write('{"id": "torn')  # killed mid-write
     again = stages.evaluate(adapter, None, tok, items, style="plain", out_dir=tmp_path)
-    assert len(asked) == 4 and len(again.rows) == 4 and len(stages.read_rows(tmp_path)) == 4
+    assert len(asked) == 4 and len(again.rows) == 4 and len(runs.read_results(tmp_path)) == 4
 
 
 def test_evaluate_refuses_k_above_the_number_of_samples(tok):

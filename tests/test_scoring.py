@@ -11,7 +11,7 @@ import pytest
 
 from shared.scoring import (
     correct_per_test,
-    error_kind,
+    outcome,
     read_submission,
     score_submission,
     task_solved,
@@ -33,11 +33,18 @@ def test_exact_match_two_attempts():
     assert task_solved([[A], [B, A]], [A, A])
 
 
-def test_error_kinds():
-    assert error_kind([A], A) == "correct"
-    assert error_kind([], A) == "no answer"
-    assert error_kind([A[:1]], A) == "wrong size"
-    assert error_kind([B], A) == "wrong cells"
+def test_outcomes_judge_the_first_attempt_in_the_order_a_grid_goes_wrong():
+    assert outcome([A], A) == "correct"
+    assert outcome([B, A], A) == "correct"  # the second attempt counts
+    assert outcome([B, B, A], A) == "wrong cells"  # a third does not
+    assert outcome([], A) == "no answer"
+    assert outcome([], A, parsed=[False, False]) == "unparseable"
+    assert outcome([], A, parsed=[True]) == "no answer"  # a grid was read, then voted out
+    assert outcome([A[:1]], A) == "wrong size"
+    assert outcome([B], A) == "wrong cells"
+    assert outcome([B.tolist()], A.tolist()) == "wrong cells"  # lists, as results rows hold grids
+    assert outcome([B], A, colours=True) == "wrong colours"  # a 5 the answer lacks
+    assert outcome([A.T], A, colours=True) == "wrong cells"  # the answer's colours, misplaced
 
 
 def test_submission_round_trip_and_score(tmp_path):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from shared.bench import BenchError
-from shared.tasks import Task, TaskError, TaskSet, load, strip_test_outputs
+from shared.tasks import Task, TaskError, TaskSet, load, write_kaggle
 
 PROMPT = """\
 # Write one Python program per ARC task
@@ -62,10 +62,10 @@ def task_cells(task: Task) -> int:
 def unsolved_by(solver: str, tasks: list[Task], out_dir: Path, budget_s: float, workers: int,
                 tasks_name: str) -> list[Task]:
     """The tasks `solver` does not solve (its run folder is kept and resumed)."""
-    from shared import bench
+    from shared import bench, runs
 
     bench.run(tasks, out_dir, solver, budget_s=budget_s, workers=workers, progress=False, tasks_name=tasks_name)
-    status = {r["task_id"]: r["status"] for r in bench.read_results(out_dir)}
+    status = {r["task_id"]: r["status"] for r in runs.read_results(out_dir)}
     return [t for t in tasks if status.get(t.id) != "solved"]
 
 
@@ -87,8 +87,7 @@ def curate(tasks: list[Task], out_dir: str | os.PathLike, agents: int, tasks_nam
     manifest = {"tasks": tasks_name, "filters": filters, "task_ids": sorted(t.id for t in tasks), "chunks": {}}
     for i, c in enumerate(chunks, 1):
         name, answers = f"tasks_{i:02d}.json", f"programs_{i:02d}.json"
-        data = {t.id: strip_test_outputs(t).to_json() for t in c}
-        (out / name).write_text(json.dumps(data, separators=(",", ":")))
+        write_kaggle(c, out / name)
         (out / f"PROMPT_{i:02d}.md").write_text(PROMPT.format(chunk=name, answers=answers, tasks=tasks_name,
                                                               time_limit=time_limit_s))
         manifest["chunks"][name] = {"task_ids": [t.id for t in c], "answers": answers, "prompt": f"PROMPT_{i:02d}.md"}

@@ -15,15 +15,16 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from shared.agents import extract_code, write_programs
+from shared import runs
+from shared.agents import extract_code
 from shared.agents.backends import BACKENDS, Backend, BackendError, make_backend
 from shared.agents.feedback import feedback
 from shared.agents.verify import RANK, program_status
-from shared.bench import drop_torn_tail, read_jsonl
+from shared.config import PROFILES
 from shared.formats import grid_to_text
+from shared.programs import write_programs
 from shared.sandbox import DEFAULT_TIME_S, SandboxPool, task_job
 from shared.tasks import Task, TaskError, TaskSet, load, strip_test_outputs
 
@@ -38,24 +39,6 @@ SYSTEM_PROMPT = (
     "as a list of lists of ints 0-9 (a 2-d integer numpy array is also accepted). Python's builtins and "
     "numpy are available. Reply with the complete program in one ```python block."
 )
-
-
-@dataclass(frozen=True)
-class SynthSizes:
-    samples: int          # K programs per request
-    rounds: int           # R revision rounds after the first request
-    max_new_tokens: int
-    temperature: float
-
-
-# per hardware profile (shared.config names); the tiny model writes noise, so smoke is small
-SIZES = {
-    "smoke": SynthSizes(2, 1, 48, 0.8),
-    "cpu": SynthSizes(2, 1, 256, 0.8),
-    "t4": SynthSizes(4, 2, 1024, 0.8),    # 0.5-1.5B coder models: many cheap samples
-    "a100": SynthSizes(8, 3, 2048, 0.8),
-    "h100": SynthSizes(8, 3, 2048, 0.8),
-}
 
 
 def _grid_block(label: str, grid) -> str:
@@ -128,7 +111,7 @@ def synthesize_task(task: Task, backend: Backend, pool: SandboxPool, samples: in
 
 def read_transcripts(out_dir: str | os.PathLike) -> list[dict]:
     """Finished tasks of a synth run (a torn last line from a killed run: that task is redone)."""
-    return read_jsonl(Path(out_dir) / TRANSCRIPTS)
+    return runs.read_rows(Path(out_dir) / TRANSCRIPTS)
 
 
 def run_synth(tasks: list[Task], backend: Backend, out_dir: str | os.PathLike, samples: int, rounds: int,
@@ -143,13 +126,12 @@ def run_synth(tasks: list[Task], backend: Backend, out_dir: str | os.PathLike, s
     todo = [t for t in tasks if t.id not in done]
     t0 = time.perf_counter()
     path = out / TRANSCRIPTS
-    drop_torn_tail(path)
+    runs.drop_torn_tail(path)
     with SandboxPool(workers=workers, time_limit_s=time_limit_s) as pool, open(path, "a") as f:
         for t in tqdm(todo, desc="synth", unit="task", disable=not progress, file=sys.stderr):
             rec = synthesize_task(t, backend, pool, samples, rounds, temperature, max_new_tokens)
             rec.update(backend=backend.name, model=getattr(backend, "model_name", ""))
-            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            f.flush()
+            runs.append(f, rec)
             done[t.id] = rec
     rows = [done[t.id] for t in tasks if t.id in done]
     write_programs(out / PROGRAMS, [
@@ -170,12 +152,6 @@ def run_synth(tasks: list[Task], backend: Backend, out_dir: str | os.PathLike, s
     return summary
 
 
-def closing_line(summary: dict) -> str:
-    n, k = summary["n_tasks"], summary["passes_demos"]
-    return (f"passes every demo on {k}/{n} tasks ({100 * k / n if n else 0:.1f}%) in {summary['wall_s']:.1f} s "
-            f"({summary['with_code']}/{summary['replies']} replies held a program)")
-
-
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared synth", description=__doc__.splitlines()[0])
     p.add_argument("--tasks", required=True, help="arc1/train, a folder, a curate chunk file's set, ...")
@@ -186,7 +162,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--model", default="tiny", help="tiny, a hub id or folder (transformers); the served model "
                                                    "name (openai)")
     p.add_argument("--base-url", help="openai backend: endpoint (default: ARC_LLM_BASE_URL / OPENAI_BASE_URL)")
-    p.add_argument("--profile", default="cpu", choices=sorted(SIZES), help="default sizes (default cpu)")
+    p.add_argument("--profile", default="cpu", choices=sorted(PROFILES),
+                   help="default sizes, from the profile's `synth` (default cpu)")
     p.add_argument("--samples", type=int, help="K programs per request")
     p.add_argument("--rounds", type=int, help="R revision rounds")
     p.add_argument("--temperature", type=float)
@@ -196,7 +173,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--out", required=True, help="run folder (resumed if it exists)")
     args = p.parse_args(argv)
-    sizes = SIZES[args.profile]
+    sizes = PROFILES[args.profile].synth
     try:
         tasks: list[Task] = list(load(args.tasks))
         ids = args.ids.split(",") if args.ids else None
@@ -222,5 +199,6 @@ def main(argv: list[str]) -> int:
                         args.max_new_tokens or sizes.max_new_tokens, args.time_limit_s, args.workers,
                         progress=not args.no_progress)
     print(f"statuses: {summary['statuses']}; programs in {Path(args.out) / PROGRAMS}")
-    print(closing_line(summary))
+    print(runs.closing_line(summary, "passes_demos",
+                            note=f"{summary['with_code']}/{summary['replies']} replies held a program"))
     return 0

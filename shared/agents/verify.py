@@ -4,7 +4,7 @@ Each program runs on every demo pair, then on the test inputs; its status, best 
 solved (every demo and every test output exact), passes_demos (every demo, not the test),
 partial (some demos), wrong (runs, no demo right), error (raised, bad output, forbidden,
 memory, crash), timeout. A task takes the best status of any program for it (the union
-across agents). The run folder has the bench layout: results.jsonl, summary.json,
+across agents). The run folder has the `shared.runs` layout: results.jsonl, summary.json,
 submission.json (attempts from demo-passing programs, most agreed first; test outputs are
 never used to choose them) and report.html.
 """
@@ -18,12 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from shared.agents import Program, ProgramFileError, read_programs
-from shared.grids import to_list
+from shared import runs
+from shared.programs import Program, ProgramFileError, read_programs
 from shared.sandbox import DEFAULT_TIME_S, LIBRARIES, SandboxPool, Verdict, task_job
-from shared.scoring import correct_per_test, write_submission
+from shared.scoring import write_submission
 from shared.solvers.programs import rank_outputs
-from shared.tasks import Task, TaskError, TaskSet, load, strip_test_outputs
+from shared.tasks import Task, TaskError, TaskSet, load
 
 LADDER = ("solved", "passes_demos", "partial", "wrong", "error", "timeout", "no_program")
 RANK = {s: i for i, s in enumerate(LADDER)}
@@ -51,7 +51,7 @@ def program_status(task: Task, verdict: Verdict) -> tuple[str, int]:
 
 
 def task_row(task: Task, programs: list[Program], verdicts: list[Verdict]) -> dict:
-    """The union over one task's programs, as a bench-style results row."""
+    """The union over one task's programs, as a results row (`runs.result_row`, no worker)."""
     n = len(task.train)
     scored = [(program_status(task, v), p, v) for p, v in zip(programs, verdicts, strict=True)]
     # best status, then most demos passed, then the order the programs were listed
@@ -62,7 +62,6 @@ def task_row(task: Task, programs: list[Program], verdicts: list[Verdict]) -> di
               and all(o.output is not None for o in v.outcomes[n:])]
     outputs = [[o.output for o in v.outcomes[n:]] for v in usable]
     attempts, votes = rank_outputs(outputs) if outputs else ([[] for _ in task.test], [])
-    correct = correct_per_test(attempts, task.test_outputs) if task.has_solutions() else None
     agents: dict[str, str] = {}
     for (st, _), p, _ in scored:
         if p.agent not in agents or RANK[st] < RANK[agents[p.agent]]:
@@ -70,19 +69,11 @@ def task_row(task: Task, programs: list[Program], verdicts: list[Verdict]) -> di
     best = scored[order[0]] if scored else None
     entries = [{"source": p.source, "index": p.index, "status": st, "demos_passed": k, "verdict": v.to_json()}
                for i in order[:TRACE_PROGRAMS] for (st, k), p, v in [scored[i]]]
-    return {
-        "task_id": task.id,
-        "solver": "programs",
-        "status": status,
-        "time_s": round(sum(v.seconds for v in verdicts), 4),
-        "attempts": [[to_list(g) for g in c] for c in attempts],
-        "correct": correct,
-        "expected": [to_list(g) for g in task.test_outputs] if task.has_solutions() else None,
-        "task": strip_test_outputs(task).to_json(),
-        "trace": {"program": best[1].code if best else "", "source": best[1].source if best else "",
-                  "agents": agents, "votes": votes, "n_programs": len(programs), "programs": entries},
-        "error": None if best is None or status in ("solved", "passes_demos") else best[2].detail,
-    }
+    trace = {"program": best[1].code if best else "", "source": best[1].source if best else "",
+             "agents": agents, "votes": votes, "n_programs": len(programs), "programs": entries}
+    return runs.result_row(task, "programs", status, attempts, time_s=round(sum(v.seconds for v in verdicts), 4),
+                           trace=trace,
+                           error=None if best is None or status in ("solved", "passes_demos") else best[2].detail)
 
 
 def verify(tasks: list[Task], programs: list[Program], pool: SandboxPool) -> list[dict]:
@@ -134,9 +125,9 @@ def run_verify(tasks: list[Task], programs: list[Program], out_dir: str | os.Pat
     with SandboxPool(workers=workers, time_limit_s=time_limit_s, library=library) as pool:
         rows = verify(tasks, programs, pool)
     wall = time.perf_counter() - t0
-    with open(out / "results.jsonl", "w") as f:
+    with open(out / runs.RESULTS, "w") as f:  # a fresh verification each time: nothing to resume
         for r in rows:
-            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+            runs.append(f, r)
     summary = summarise(rows, tasks_name, len(programs), workers, time_limit_s, wall)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     import numpy as np
@@ -146,11 +137,6 @@ def run_verify(tasks: list[Task], programs: list[Program], out_dir: str | os.Pat
                       for r in rows}, tasks)  # as given: a lenient TaskSet's skipped ids get entries too
     write_report(out, rows, summary)
     return summary
-
-
-def closing_line(summary: dict) -> str:
-    n, s = summary["n_tasks"], summary["solved"]
-    return f"solved {s}/{n} tasks ({100 * s / n if n else 0:.1f}%) in {summary['wall_s']:.1f} s"
 
 
 def select_tasks(tasks: TaskSet, programs: list[Program], ids: list[str] | None) -> tuple[list[Task], list[str]]:
@@ -196,5 +182,5 @@ def main(argv: list[str]) -> int:
     for agent, a in sorted(summary["agents"].items()):
         print(f"  {agent}: solved {a['solved']}/{a['tasks']} (passes demos {a['passes_demos']})")
     print(f"statuses: {summary['statuses']}; submission pass@2 {100 * summary['submission_pass_at_2']:.1f}%")
-    print(closing_line(summary))
+    print(runs.closing_line(summary))
     return 0

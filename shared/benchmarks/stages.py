@@ -1,9 +1,10 @@
-"""Benchmark-generic stages: training examples for SFT and evaluation with pass@k, for any adapter.
+"""Benchmark-generic stages: which items train and which measure, and evaluation with pass@k, for any adapter.
 
-`build_examples` turns an adapter's items into the tokenized examples `shared.train.sft.train`
-takes; `evaluate` answers items with a model (greedy, or `n_samples` sampled answers), parses and
-scores them through the adapter, and reports pass@k with the unbiased estimator. An evaluation
-given a folder appends one line per item to `results.jsonl` and skips items already there.
+`train_and_eval_items` splits an adapter's items (their training examples are built by
+`shared.train.data.adapter_examples`); `evaluate` answers items with a model (greedy, or
+`n_samples` sampled answers), parses and scores them through the adapter, and reports pass@k
+with the unbiased estimator. An evaluation given a folder appends one line per item to
+`results.jsonl` and skips items already there.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shared import runs
 from shared.benchmarks import Benchmark, Item
-from shared.train.data import Examples, tokenize_example
-
-RESULTS = "results.jsonl"  # one line per item, appended as batches finish
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -53,23 +52,6 @@ def train_and_eval_items(adapter: Benchmark, n_train: int = 0, n_eval: int = 0, 
     items = adapter.load("test")
     train, heldout = split_items(items, n_eval or len(items) // 4, seed)
     return train[: n_train or None], heldout
-
-
-def build_examples(adapter: Benchmark, items: list[Item], tokenizer, style: str, max_len: int, n_augment: int = 1,
-                   seed: int = 0) -> Examples:
-    """Tokenized (prompt, target) examples of the adapter's training views; over `max_len` tokens are dropped.
-
-    The loss falls on the target only (`shared.train.data.tokenize_example`); `source` names the view.
-    """
-    out = Examples(max_len=max_len)
-    for view in adapter.training_views(items, n_augment, seed):
-        ex = tokenize_example(tokenizer, adapter.prompt(tokenizer, view, style), adapter.target(tokenizer, view, style))
-        if len(ex["input_ids"]) > max_len:
-            out.dropped_too_long += 1
-            continue
-        ex["source"] = view.id
-        out.items.append(ex)
-    return out
 
 
 @dataclass
@@ -142,13 +124,6 @@ def _answers(model, tokenizer, prompts: list[str], n_samples: int, max_new_token
                           batch_size=batch_size)
 
 
-def read_rows(out_dir: str | Path) -> list[dict]:
-    """The rows an evaluation wrote to `out_dir/results.jsonl` (none when it does not exist; a torn line is dropped)."""
-    from shared.bench import read_jsonl
-
-    return read_jsonl(Path(out_dir) / RESULTS)
-
-
 def evaluate(adapter: Benchmark, model, tokenizer, items: list[Item], n_samples: int = 1, k: tuple[int, ...] = (1,),
              max_new_tokens: int | None = None, style: str | None = None, temperature: float = 0.8, seed: int = 0,
              batch_size: int = 8, out_dir: str | Path | None = None) -> EvalResult:
@@ -167,11 +142,9 @@ def evaluate(adapter: Benchmark, model, tokenizer, items: list[Item], n_samples:
     max_new_tokens = max_new_tokens or adapter.max_new_tokens
     done: dict[str, dict] = {}
     if out_dir:
-        from shared.bench import drop_torn_tail
-
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        drop_torn_tail(Path(out_dir) / RESULTS)  # a run killed mid-line: appended rows start on their own line
-        done = {r["id"]: r for r in read_rows(out_dir) if r.get("n_samples") == n_samples}
+        runs.drop_torn_tail(Path(out_dir) / runs.RESULTS)  # killed mid-line: appended rows start on their own line
+        done = {r["id"]: r for r in runs.read_results(out_dir) if r.get("n_samples") == n_samples}
     todo = [item for item in items if item.id not in done]
     t0 = time.perf_counter()
     for start in range(0, len(todo), batch_size):
@@ -192,8 +165,9 @@ def evaluate(adapter: Benchmark, model, tokenizer, items: list[Item], n_samples:
                              "scores": {m: [bool(s[m]) for s in scores] for m in adapter.metrics}})
         done.update({r["id"]: r for r in new_rows})
         if out_dir:
-            with open(Path(out_dir) / RESULTS, "a") as f:
-                f.writelines(json.dumps(r) + "\n" for r in new_rows)
+            with open(Path(out_dir) / runs.RESULTS, "a") as f:  # one line per item, as each batch finishes
+                for r in new_rows:
+                    runs.append(f, r)
     result = EvalResult(adapter.name, adapter.metrics, n_samples, ks, [done[item.id] for item in items],
                         time.perf_counter() - t0)
     if out_dir:

@@ -1,8 +1,9 @@
 """Error taxonomy of a run: why each test input was missed, in the order a grid can go wrong.
 
 unparseable (no grid could be read) -> size (wrong shape) -> colours (right shape, another set
-of colours) -> cells (right shape and colours, some cells wrong) -> correct. Judged on the first
-attempt, from the rows a `shared.bench` run writes; several runs side by side for stages.
+of colours) -> cells (right shape and colours, some cells wrong) -> correct: `scoring.outcome`
+with colours split, under short labels, over a run's rows (`shared.runs`); a row that timed out
+or failed counts as "error". Several runs side by side for stages.
 """
 
 from __future__ import annotations
@@ -11,42 +12,26 @@ from collections import Counter
 
 import numpy as np
 
-from shared.grids import same
+from shared.runs import outcomes_per_test
+from shared.scoring import outcome
 
 KINDS = ("correct", "cells", "colours", "size", "unparseable", "no answer", "error")
 KIND_COLOURS = {"correct": "#2ECC40", "cells": "#FFDC00", "colours": "#FF851B", "size": "#FF4136",
                 "unparseable": "#AAAAAA", "no answer": "#DDDDDD", "error": "#111111"}
 
+# this view's short labels for the outcomes of `scoring.outcome` and `runs.outcomes_per_test`
+LABELS = {"wrong cells": "cells", "wrong colours": "colours", "wrong size": "size", "timeout": "error"}
+
 
 def classify(attempts: list, expected, parsed: list[bool] | None = None) -> str:
     """The kind of one test input's outcome (see the module docstring); parsed: the views' parse flags."""
-    grids = [np.asarray(g) for g in attempts]
-    expected = np.asarray(expected)
-    if any(same(g, expected) for g in grids[:2]):
-        return "correct"
-    if not grids:
-        return "unparseable" if parsed is not None and not any(parsed) else "no answer"
-    best = grids[0]
-    if best.shape != expected.shape:
-        return "size"
-    if set(np.unique(best).tolist()) != set(np.unique(expected).tolist()):
-        return "colours"
-    return "cells"
+    kind = outcome(attempts, expected, parsed, colours=True)
+    return LABELS.get(kind, kind)
 
 
 def error_taxonomy(rows: list[dict]) -> Counter:
     """Counts of each kind over every scored test input of a run."""
-    kinds: Counter = Counter()
-    for r in rows:
-        if r["status"] in ("timeout", "error"):
-            kinds["error"] += len(r["task"]["test"])
-            continue
-        if r.get("expected") is None:
-            continue
-        parsed = (r.get("trace") or {}).get("parsed")
-        for i, exp in enumerate(r["expected"]):
-            kinds[classify(r["attempts"][i], exp, parsed[i] if parsed else None)] += 1
-    return kinds
+    return Counter(LABELS.get(k, k) for r in rows for k in outcomes_per_test(r, colours=True))
 
 
 def draw_error_taxonomy(ax, runs: dict[str, list[dict]], title: str = "error taxonomy") -> None:

@@ -10,7 +10,6 @@ round; a plateau stops it.
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shared.bench import drop_torn_tail, read_jsonl
+from shared import runs
 from shared.benchmarks import Benchmark, Item, end_marker
 from shared.tasks import Task
 from shared.train.grpo import format_reward, partial_credit_reward
@@ -31,8 +30,6 @@ SIGNAL_WEIGHTS = {"exact": 1.0, "partial": 0.5, "format": 0.25, "calibration": 0
 GRID_SIGNALS = ("partial", "format")  # measured on ARC grids only; other adapters leave them out (weight 0)
 HARD_WEIGHT = 3  # a hard task's examples appear this many times in the next round's mix
 MARGIN_FLOOR = 1.0  # nats: a right answer whose closest token decision was nearer than this is "low margin"
-# smallest-grid cap per profile, so a CPU smoke run sees prompts of a few hundred tokens; 0 = no cap
-MAX_CELLS = {"smoke": 36}
 
 
 def signal_weights(adapter: Benchmark) -> dict[str, float]:
@@ -40,11 +37,6 @@ def signal_weights(adapter: Benchmark) -> dict[str, float]:
     if adapter.name == "arc":
         return dict(SIGNAL_WEIGHTS)
     return {k: w for k, w in SIGNAL_WEIGHTS.items() if k not in GRID_SIGNALS}
-
-
-def cell_limit(profile) -> int:
-    """ARC: largest grid (in cells) a profile's training-track notebooks take; 0 = any."""
-    return int(getattr(profile, "max_cells", MAX_CELLS.get(profile.name, 0)))
 
 
 def small_tasks(tasks, max_cells: int) -> list[Task]:
@@ -154,15 +146,14 @@ def training_mix(adapter: Benchmark, items: list[Item], weights: dict[str, int],
                  n_augment: int, seed: int = 0):
     """Tokenized examples of every group of items, each group's repeated `weights[group]` times (default once).
 
-    Built group by group with `stages.build_examples`, seed + the group's index: for ARC the examples
-    `shared.train.data.build_examples` makes of each task on its own.
+    Built group by group with `data.adapter_examples`, seed + the group's index: for ARC the examples
+    `data.build_examples` makes of each task on its own.
     """
-    from shared.benchmarks.stages import build_examples
-    from shared.train.data import Examples
+    from shared.train.data import Examples, adapter_examples
 
     mix = Examples(max_len=max_len)
     for g_i, (gid, group) in enumerate(groups(items).items()):
-        ex = build_examples(adapter, group, tokenizer, style, max_len, n_augment=n_augment, seed=seed + g_i)
+        ex = adapter_examples(adapter, group, tokenizer, style, max_len, n_augment=n_augment, seed=seed + g_i)
         mix.items += ex.items * max(1, int(weights.get(gid, 1)))
         mix.dropped_too_long += ex.dropped_too_long
     return mix
@@ -245,8 +236,8 @@ def run_loop(model_name: str, adapter: Benchmark, train_items: list[Item], val_i
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     log = out / LOG
-    drop_torn_tail(log)
-    rows = [r for r in read_jsonl(log) if _adapter_path(out, r["round"]).exists()]
+    runs.drop_torn_tail(log)
+    rows = [r for r in runs.read_rows(log) if _adapter_path(out, r["round"]).exists()]
     result = LoopResult(rows=rows, resumed_after=rows[-1]["round"] if rows else None)
     if plateaued(result.scores, cfg.patience, cfg.min_gain) or len(rows) >= cfg.rounds:
         result.stopped = "plateau (already)" if len(rows) < cfg.rounds else f"{cfg.rounds} rounds (already)"
@@ -282,8 +273,7 @@ def run_loop(model_name: str, adapter: Benchmark, train_items: list[Item], val_i
                "loss": losses[-1] if losses else None,
                "seconds": round(time.perf_counter() - t0, 2)}
         _save_adapter(model, _adapter_path(out, round_))
-        with open(log, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        runs.append(log, row)
         # the round is logged and its adapter saved: its trainer checkpoints (optimizer state) are dead weight
         checkpoints = out / f"round-{round_}" / "checkpoints"
         if checkpoints.exists():

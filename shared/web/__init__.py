@@ -19,6 +19,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from shared import runs
+
 STATIC_DIR = Path(__file__).parent / "static"
 STATIC_FILES = ("index.html", "app.js", "style.css")
 RUN_PREFIX = "/run/"
@@ -111,18 +113,12 @@ def serve_in_thread(run_dir: str | Path | None = None, port: int = 0) -> Threadi
 
 
 def read_run(run_dir: str | Path) -> dict:
-    """A run folder's results (one dict per task) and summary, as the page expects them."""
+    """A run folder's results (one dict per task, read by `runs.read_results`) and summary, as the
+    page expects them; a folder without results is not a run (FileNotFoundError)."""
     run = Path(run_dir)
-    path = run / "results.jsonl"
-    lines = [line for line in path.read_text().splitlines() if line.strip()]
-    results = []
-    for n, line in enumerate(lines, 1):
-        try:
-            results.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            # a killed run can leave half a last line; anywhere else it is a broken file
-            if n < len(lines):
-                raise ValueError(f"{path}: line {n}: not valid JSON: {e}") from None
+    if not (run / runs.RESULTS).is_file():
+        raise FileNotFoundError(f"{run}: not a run folder (no {runs.RESULTS})")
+    results = runs.read_results(run)
     summary_path = run / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
     return {"name": run.name, "results": results, "summary": summary}
@@ -185,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--open", action="store_true", help="also open the page in a web browser")
     parser.add_argument("--log", action="store_true", help="log each request to stderr")
     args = parser.parse_args(argv)
-    if args.run_dir is not None and not (Path(args.run_dir) / "results.jsonl").is_file():
-        print(f"{args.run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
+    if args.run_dir is not None and not (Path(args.run_dir) / runs.RESULTS).is_file():
+        print(f"{args.run_dir}: not a run folder (no {runs.RESULTS})", file=sys.stderr)
         return 2
     try:
         server = make_server(args.run_dir, args.port, quiet=not args.log)
