@@ -21,7 +21,7 @@ COMMANDS = {
     "synth": ("shared.agents.synth", "program synthesis with a language model: sample, verify, revise"),
     "sandbox-bench": ("shared.sandbox.bench", "program verifications per second: sandbox vs plain exec"),
     "throughput": ("shared.train.throughput", "training and generation tokens/s of a profile's model"),
-    "gpu-check": ("shared.train.gpu_check", "the CUDA path end to end: dtype, training, 4-bit, TTT (no hub)"),
+    "gpu-check": ("shared.gpu_check", "the CUDA path end to end: dtype, training, 4-bit, TTT (no hub)"),
 }
 
 

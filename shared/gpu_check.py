@@ -90,7 +90,7 @@ def check(steps: int = 200, n_tasks: int = 20, budget_s: float = 6.0, layers: in
                 "same_argmax": bool((a.argmax(-1) == b.argmax(-1)).float().mean() > 0.9)}
 
     def ttt():
-        from shared.train.ttt import TTTSolver
+        from shared.solvers.ttt import TTTSolver
 
         eval_tasks = tasks.load("arc1/eval")[:n_tasks]
         if device == "cuda":

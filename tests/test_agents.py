@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from shared.agents import Program, ProgramFileError, extract_code, read_programs, write_programs
 from shared.agents import curate as curate_cmd
+from shared.agents import extract_code
 from shared.agents import verify as verify_cmd
 from shared.agents.feedback import cell_diff, feedback
+from shared.programs import Program, ProgramFileError, read_programs, write_programs
 from shared.sandbox import SandboxPool, task_job
 from shared.tasks import load
 

@@ -8,10 +8,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from shared.agents import read_programs
 from shared.agents import synth as synth_cmd
 from shared.agents import verify as verify_cmd
 from shared.agents.backends import BackendError, OpenAIBackend, TransformersBackend
+from shared.programs import read_programs
 
 WRONG = "Let me copy the grid.\n```python\ndef solve(grid):\n    return grid\n```"
 RIGHT = "Mirror each row.\n```python\ndef solve(grid):\n    return [row[::-1] for row in grid]\n```"

@@ -2,7 +2,7 @@
 
 import json
 
-from shared.train.gpu_check import check
+from shared.gpu_check import check
 
 
 def test_gpu_check_runs_every_stage_on_cpu(tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared import bench
-from shared.agents import write_programs
+from shared import bench, runs
+from shared.programs import write_programs
 from shared.solvers import make_solver
 from shared.solvers.programs import rank_outputs
 from shared.tasks import load, strip_test_outputs
@@ -58,5 +58,5 @@ def test_solver_runs_under_the_bench(task_folder, tmp_path):
     summary = bench.run(load(folder), tmp_path / "run", "programs", workers=0, options={"programs": str(progs)},
                         progress=False)
     assert summary["solved"] == 1 and summary["n_tasks"] == 2
-    rows = {r["task_id"]: r for r in bench.read_results(tmp_path / "run")}
+    rows = {r["task_id"]: r for r in runs.read_results(tmp_path / "run")}
     assert rows["flip"]["trace"]["program"] == FLIP and rows["other"]["status"] == "unsolved"

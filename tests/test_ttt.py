@@ -10,9 +10,10 @@ pytest.importorskip("peft")
 
 from transformers import TrainerControl  # noqa: E402
 
+from shared.solvers.ttt import TTTSolver  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
 from shared.train.data import build_examples  # noqa: E402
-from shared.train.ttt import StopAtDeadline, TTTSolver, fresh_adapter, train_steps  # noqa: E402
+from shared.train.ttt import StopAtDeadline, fresh_adapter, train_steps  # noqa: E402
 
 g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
 
@@ -85,6 +86,6 @@ def test_the_deadline_stops_training_after_a_step_and_a_spent_one_trains_nothing
     assert control.should_training_stop
     tok = solver.inner.tokenizer
     examples = build_examples([task("d", 4)], tok, solver.inner.prompt_style, 2048, n_augment=1)
-    with fresh_adapter(solver.model) as peft_model:
+    with fresh_adapter(solver.model, r=solver.r) as peft_model:
         assert train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=0.0) == []
         assert len(train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=float("inf"))) == 3

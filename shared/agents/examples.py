@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shared.agents import write_programs
+from shared.programs import write_programs
 
 ROT180 = "def solve(grid):\n    return [row[::-1] for row in grid[::-1]]\n"
 FLIP_LR = "def solve(grid):\n    return [row[::-1] for row in grid]\n"

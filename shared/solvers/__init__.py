@@ -53,7 +53,7 @@ _REGISTRY: dict[str, str] = {
     "dsl": "shared.solvers.dsl:DslSolver",
     "programs": "shared.solvers.programs:ProgramsSolver",
     "ensemble": "shared.solvers.ensemble:EnsembleSolver",
-    "ttt": "shared.train.ttt:TTTSolver",
+    "ttt": "shared.solvers.ttt:TTTSolver",
 }
 
 

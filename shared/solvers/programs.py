@@ -1,15 +1,16 @@
 """Candidates from verified programs: the `programs` solver.
 
-Given program files (the agents' format, or what `synth` wrote), a task's programs run in
-the sandbox on its demos and test inputs; a program is verified when it reproduces every
-demo pair and returns a valid grid for every test input. Per test input, the verified
-programs' outputs are grouped, and the 2 most agreed-on distinct grids are the attempts
-(ties: the program listed first). Tasks without a verified program get no attempt.
+Given program files (`shared.programs`: what agents or `synth` wrote, or a run folder), a
+task's programs run in the sandbox on its demos and test inputs; a program is verified when
+it reproduces every demo pair and returns a valid grid for every test input. Per test input,
+the verified programs' outputs are grouped, and the 2 most agreed-on distinct grids are the
+attempts (ties: the program listed first). Tasks without a verified program get no attempt.
 """
 
 from __future__ import annotations
 
 from shared.grids import Grid, same
+from shared.programs import read_programs
 from shared.solvers import MAX_ATTEMPTS, Prediction
 from shared.tasks import Task
 
@@ -47,7 +48,6 @@ class ProgramsSolver:
     name = "programs"
 
     def __init__(self, programs: str, time_limit_s: float = 3.0, workers: int = 1, library: str | None = None):
-        from shared.agents import read_programs
         from shared.sandbox import SandboxPool
 
         self.source = str(programs)
