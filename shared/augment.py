@@ -3,7 +3,8 @@
 An augmentation is (dihedral element, colour permutation, demo order). Its id reads
 `t3.p0123456789` (transform 3, colour c -> perm[c]) with an optional `.o2-0-1` for the
 demo order; `Augmentation.parse(a.id) == a`. Test pairs keep their order so that answers map
-back to the right test input.
+back to the right test input. Training views: each known pair of a task held out once with the
+others as demos (leave-one-out), under augmentations; every trainer and adapter takes them from here.
 """
 
 from __future__ import annotations
@@ -111,3 +112,55 @@ def random_augmentations(task: Task, n: int, seed: int = 0, keep_background: boo
             seen.add(a.id)
             out.append(a)
     return out
+
+
+def known_pairs(task: Task, use_test: bool = True) -> list[Pair]:
+    """The pairs with outputs: the demos, plus test pairs whose outputs are known (training tasks)."""
+    pairs = list(task.train)
+    if use_test:
+        pairs += [p for p in task.test if p.output is not None]
+    return pairs
+
+
+def leave_one_out(task: Task, use_test: bool = True) -> list[Task]:
+    """One task per known pair: that pair as the single test, all the others as demos.
+
+    A task with fewer than two known pairs gives nothing (no demo would be left).
+    """
+    pairs = known_pairs(task, use_test)
+    if len(pairs) < 2:
+        return []
+    return [Task(f"{task.id}#{i}", tuple(pairs[:i] + pairs[i + 1:]), (pairs[i],), task.source)
+            for i in range(len(pairs))]
+
+
+@dataclass(frozen=True)
+class View:
+    """One training example before tokenizing: a leave-one-out task seen under an augmentation."""
+
+    task_id: str
+    target: int  # index of the held-out pair among the known pairs
+    aug: Augmentation
+    task: Task  # augmented, demos = the other pairs, test = the held-out pair
+
+    @property
+    def id(self) -> str:
+        """`<task id>#<held-out pair>:<augmentation id>`, the source tag its training example carries."""
+        return f"{self.task_id}#{self.target}:{self.aug.id}"
+
+
+def views(task: Task, n_augment: int = 1, seed: int = 0, use_test: bool = True) -> list[View]:
+    """Every leave-one-out example of `task` under `n_augment` augmentations (the first is identity).
+
+    Demo order is drawn per leave-one-out task, so each example has its own shuffled context.
+    """
+    out = []
+    for target, loo in enumerate(leave_one_out(task, use_test)):
+        augs = random_augmentations(loo, n_augment, seed=seed * 1000 + target)
+        out += [View(task.id, target, a, a.apply(loo)) for a in augs]
+    return out
+
+
+def task_views(tasks, n_augment: int = 1, seed: int = 0, use_test: bool = True) -> list[View]:
+    """The views of many tasks, in order, the i-th task's drawn with seed + i (so tasks differ)."""
+    return [v for t_i, task in enumerate(tasks) for v in views(task, n_augment, seed + t_i, use_test)]

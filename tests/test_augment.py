@@ -1,4 +1,4 @@
-"""Augmentations: exact inverses over all 8 transforms x random permutations x random grids."""
+"""Augmentations: exact inverses over all 8 transforms x random permutations x random grids; training views."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shared import augment
 from shared.augment import Augmentation, random_augmentations, random_perm
 from shared.grids import d8, d8_inverse, same
 from shared.tasks import Pair, Task, load
@@ -78,3 +79,52 @@ def test_keep_background_and_distinct_ids():
     augs = random_augmentations(task, 20, seed=2)
     assert len({a.id for a in augs}) == 20 and augs[0].is_identity
     assert {a.transform for a in augs} == set(range(8))
+
+
+g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
+
+
+def three_demo_task() -> Task:
+    train = (Pair(g([[1, 2]]), g([[2, 1]])), Pair(g([[3, 4, 5]]), g([[5, 4, 3]])), Pair(g([[6], [7]]), g([[6], [7]])))
+    return Task("loo", train, (Pair(g([[8, 9]]), g([[9, 8]])),))
+
+
+def test_leave_one_out_holds_out_each_known_pair_once():
+    task = three_demo_task()
+    loo = augment.leave_one_out(task)
+    assert len(loo) == 4  # 3 demos + 1 test with a known output
+    pairs = augment.known_pairs(task)
+    for i, t in enumerate(loo):
+        assert len(t.train) == 3 and len(t.test) == 1
+        assert np.array_equal(t.test[0].output, pairs[i].output)
+        assert not any(np.array_equal(d.input, pairs[i].input) for d in t.train)
+    assert len(augment.leave_one_out(task, use_test=False)) == 3
+    one = Task("one", task.train[:1], (Pair(g([[1]])),))
+    assert augment.leave_one_out(one) == []  # no demo would be left
+
+
+def test_views_multiply_by_augmentations_and_start_with_identity():
+    task = three_demo_task()
+    vs = augment.views(task, n_augment=3, seed=1)
+    assert len(vs) == 4 * 3
+    assert vs[0].aug.is_identity
+    assert len({(v.target, v.aug.id) for v in vs}) == len(vs)
+    assert vs[4].id == f"loo#{vs[4].target}:{vs[4].aug.id}"
+
+
+def test_view_ids_name_the_held_out_pair_and_an_augmentation_that_maps_it_back():
+    task = three_demo_task()
+    pairs = augment.known_pairs(task)
+    for v in augment.views(task, n_augment=4, seed=3):
+        task_id, rest = v.id.split("#")
+        target, aug_id = rest.split(":")
+        aug = Augmentation.parse(aug_id)  # the id written in an example's source round-trips
+        assert task_id == "loo" and int(target) == v.target
+        assert np.array_equal(aug.invert_grid(v.task.test[0].output), pairs[v.target].output)
+
+
+def test_task_views_draw_each_task_with_its_own_seed():
+    a, b = three_demo_task(), Task("other", three_demo_task().train, ())
+    both = augment.task_views([a, b], n_augment=3, seed=5)
+    assert [v.id for v in both] == [v.id for v in augment.views(a, 3, 5) + augment.views(b, 3, 6)]
+    assert [v.id for v in augment.views(b, 3, 5)] != [v.id for v in augment.views(b, 3, 6)]  # the seed matters

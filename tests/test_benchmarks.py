@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +23,18 @@ def tok():
 
 
 # -- registry --------------------------------------------------------------------------------
+
+def test_no_benchmark_module_imports_the_trainers_lazily_or_not():
+    """Benchmarks are data that `shared.train` builds on: an import back would close a cycle."""
+    back = []
+    for path in Path(benchmarks.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            back += [f"{path.name}:{node.lineno} {n}" for n in names if n == "shared.train" or
+                     n.startswith("shared.train.") or (n == "shared" and any(a.name == "train" for a in node.names))]
+    assert not back, back
+
 
 def test_registry_names_every_adapter_and_refuses_unknown_ones():
     assert benchmarks.names() == ["arc", "gsm8k", "humaneval"]

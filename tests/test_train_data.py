@@ -1,4 +1,7 @@
-"""Training examples: leave-one-out counts, completion masks, augmentation round trips, length filter."""
+"""Training examples: completion masks, augmentation round trips, length filter, source tags, every path's builder.
+
+The leave-one-out views themselves are tested in test_augment.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from shared.augment import Augmentation  # noqa: E402
+from shared.augment import Augmentation, known_pairs, views  # noqa: E402
+from shared.benchmarks import arc, gsm8k  # noqa: E402
 from shared.formats import format_example, parse_grid  # noqa: E402
 from shared.models import tiny_tokenizer  # noqa: E402
 from shared.tasks import Pair, Task, load, training_for  # noqa: E402
@@ -26,32 +30,10 @@ def tok():
     return tiny_tokenizer()
 
 
-def test_leave_one_out_holds_out_each_known_pair_once():
-    task = three_demo_task()
-    loo = data.leave_one_out(task)
-    assert len(loo) == 4  # 3 demos + 1 test with a known output
-    pairs = data.known_pairs(task)
-    for i, t in enumerate(loo):
-        assert len(t.train) == 3 and len(t.test) == 1
-        assert np.array_equal(t.test[0].output, pairs[i].output)
-        assert not any(np.array_equal(d.input, pairs[i].input) for d in t.train)
-    assert len(data.leave_one_out(task, use_test=False)) == 3
-    one = Task("one", task.train[:1], (Pair(g([[1]])),))
-    assert data.leave_one_out(one) == []  # no demo would be left
-
-
-def test_views_multiply_by_augmentations_and_start_with_identity():
-    task = three_demo_task()
-    vs = data.views(task, n_augment=3, seed=1)
-    assert len(vs) == 4 * 3
-    assert vs[0].aug.is_identity
-    assert len({(v.target, v.aug.id) for v in vs}) == len(vs)
-
-
 def test_augmented_example_inverts_back_to_the_held_out_pair(tok):
     task = three_demo_task()
-    pairs = data.known_pairs(task)
-    for v in data.views(task, n_augment=4, seed=3):
+    pairs = known_pairs(task)
+    for v in views(task, n_augment=4, seed=3):
         aug = Augmentation.parse(v.aug.id)  # the id written in the example's source round-trips
         target = aug.invert_grid(v.task.test[0].output)
         assert np.array_equal(target, pairs[v.target].output)
@@ -101,6 +83,39 @@ def test_long_examples_are_dropped_and_counted(tok):
     assert all(len(x["input_ids"]) <= cut for x in kept.items)
     assert len(kept) + kept.dropped_too_long == len(everything) and kept.dropped_too_long > 0
     assert f"{kept.dropped_too_long} dropped" in kept.summary()
+
+
+def test_tokenize_examples_tags_each_kept_triple_and_counts_the_dropped(tok):
+    triples = [("a", "x", "1" * 5), ("b", "y", "2" * 500), ("c", "z", "3")]
+    ids = [data.tokenize_example(tok, p, c)["input_ids"] for _, p, c in triples]
+    exs = data.tokenize_examples(triples, tok, max_len=len(ids[0]))
+    assert [x["source"] for x in exs.items] == ["a", "c"] and exs.dropped_too_long == 1
+    assert [x["input_ids"] for x in exs.items] == [ids[0], ids[2]] and exs.max_len == len(ids[0])
+
+
+def test_arc_examples_through_the_adapter_equal_the_arc_training_data(tok):
+    """The ARC adapter wraps the ARC path: same examples, same order, same augmentations, same tags."""
+    task_list = load("arc1/train")[:3]
+    direct = data.build_examples(task_list, tok, "plain", 2048, n_augment=2, seed=5)
+    through = data.adapter_examples(arc.ArcBenchmark(), arc.task_items(task_list), tok, "plain", 2048, n_augment=2,
+                                    seed=5)
+    assert len(direct) == len(through) > 0 and direct.dropped_too_long == through.dropped_too_long > 0
+    for a, b in zip(direct.items, through.items, strict=True):
+        assert a == b
+
+
+def test_gsm8k_examples_put_the_loss_on_the_answer_only(tok):
+    adapter = gsm8k.Gsm8kBenchmark(source="offline")
+    items = adapter.load("train", 4)
+    examples = data.adapter_examples(adapter, items, tok, "plain", max_len=2048)
+    assert len(examples) == 4 and [e["source"] for e in examples.items] == [i.id for i in items]
+    first = examples[0]
+    n_prompt = first["completion_mask"].count(0)
+    assert first["completion_mask"][n_prompt:] == [1] * (len(first["input_ids"]) - n_prompt)
+    assert tok.decode(first["input_ids"][:n_prompt]) == adapter.prompt(tok, items[0], "plain")
+    assert tok.decode(data.labels(first)[n_prompt:]).endswith("#### 14<|endoftext|>")
+    short = data.adapter_examples(adapter, items, tok, "plain", max_len=150)
+    assert len(short) + short.dropped_too_long == 4 and short.dropped_too_long > 0
 
 
 def test_collate_pads_ids_labels_and_mask(tok):

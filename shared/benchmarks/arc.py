@@ -2,15 +2,15 @@
 
 Tasks come from `shared.tasks` (the train split is the clean training set for the evaluation
 set, via `tasks.training_for`), prompts and parsing from `shared.formats`, exact match from
-`shared.grids.same`, augmentation and leave-one-out training views from `shared.augment` and
-`shared.train.data`; nothing here reimplements them. A task's test inputs share a group.
+`shared.grids.same`, augmentation and leave-one-out training views from `shared.augment`;
+nothing here reimplements them. A task's test inputs share a group.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.augment import random_augmentations
+from shared.augment import random_augmentations, task_views
 from shared.benchmarks import Benchmark, Item
 from shared.formats import build_prompt, format_example, grid_to_text, parse_grid
 from shared.grids import same
@@ -73,13 +73,10 @@ class ArcBenchmark(Benchmark):
                 for a in random_augmentations(task, n, seed=seed)]
 
     def training_views(self, items: list[Item], n_augment: int = 1, seed: int = 0) -> list[Item]:
-        """Leave-one-out views of each task (every known pair the target once), augmented: the
-        examples `shared.train.data.build_examples` makes, in the same order with the same seeds."""
-        from shared.train.data import views
-
+        """Leave-one-out views of each task (every known pair the target once), augmented
+        (`augment.task_views`): the views the ARC trainers use, in the same order with the same seeds."""
         tasks = list({item.group_id: item.record.task for item in items}.values())
-        return [Item(f"{v.task_id}#{v.target}:{v.aug.id}", ArcRecord(v.task, 0), v.task_id)
-                for t_i, task in enumerate(tasks) for v in views(task, n_augment, seed=seed + t_i)]
+        return [Item(v.id, ArcRecord(v.task, 0), v.task_id) for v in task_views(tasks, n_augment, seed)]
 
     def show(self, item: Item, prediction) -> str:
         return "" if prediction is None else grid_to_text(prediction)

@@ -1,63 +1,24 @@
-"""Training examples from ARC tasks: leave-one-out, augmented, loss on the answer only.
+"""Training examples: (source, prompt, completion) triples tokenized with the loss on the answer only.
 
-Each known pair of a task becomes the target once, with the task's other pairs as the demos
-(leave-one-out); every augmentation (dihedral x colour permutation x demo order, from
-`shared.augment`) gives another view. Examples are tokenized as prompt + completion with a
-`completion_mask` (1 on the answer), the pre-tokenized form trl's SFTTrainer takes for a
-completion-only loss; any longer than `max_len` tokens is dropped and counted.
+`tokenize_examples` is the one builder: each prompt + completion tokenized with a `completion_mask`
+(1 on the answer), the pre-tokenized form trl's SFTTrainer takes for a completion-only loss; any
+longer than `max_len` tokens is dropped and counted; each example keeps its source tag. Its callers
+only say where the triples come from: ARC tasks' leave-one-out augmented views (`build_examples`,
+views from `shared.augment`), a benchmark adapter's training views (`adapter_examples`), a
+teacher's answers (`shared.train.distill.sequence_examples`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from shared.augment import Augmentation, random_augmentations
+from shared.augment import task_views
+from shared.benchmarks import Benchmark, Item
 from shared.formats import format_example
-from shared.tasks import Pair, Task
+from shared.tasks import Task
 
 IGNORE = -100  # the label torch's cross-entropy skips: prompt tokens and padding
-
-
-def known_pairs(task: Task, use_test: bool = True) -> list[Pair]:
-    """The pairs with outputs: the demos, plus test pairs whose outputs are known (training tasks)."""
-    pairs = list(task.train)
-    if use_test:
-        pairs += [p for p in task.test if p.output is not None]
-    return pairs
-
-
-def leave_one_out(task: Task, use_test: bool = True) -> list[Task]:
-    """One task per known pair: that pair as the single test, all the others as demos.
-
-    A task with fewer than two known pairs gives nothing (no demo would be left).
-    """
-    pairs = known_pairs(task, use_test)
-    if len(pairs) < 2:
-        return []
-    return [Task(f"{task.id}#{i}", tuple(pairs[:i] + pairs[i + 1:]), (pairs[i],), task.source)
-            for i in range(len(pairs))]
-
-
-@dataclass(frozen=True)
-class View:
-    """One training example before tokenizing: a leave-one-out task seen under an augmentation."""
-
-    task_id: str
-    target: int  # index of the held-out pair among the known pairs
-    aug: Augmentation
-    task: Task  # augmented, demos = the other pairs, test = the held-out pair
-
-
-def views(task: Task, n_augment: int = 1, seed: int = 0, use_test: bool = True) -> list[View]:
-    """Every leave-one-out example of `task` under `n_augment` augmentations (the first is identity).
-
-    Demo order is drawn per leave-one-out task, so each example has its own shuffled context.
-    """
-    out = []
-    for target, loo in enumerate(leave_one_out(task, use_test)):
-        augs = random_augmentations(loo, n_augment, seed=seed * 1000 + target)
-        out += [View(task.id, target, a, a.apply(loo)) for a in augs]
-    return out
 
 
 @dataclass
@@ -100,23 +61,38 @@ def labels(example: dict) -> list[int]:
     return [t if m else IGNORE for t, m in zip(example["input_ids"], example["completion_mask"], strict=True)]
 
 
+def tokenize_examples(triples: Iterable[tuple[str, str, str]], tokenizer, max_len: int) -> Examples:
+    """Each (source, prompt, completion) tokenized (`tokenize_example`) and tagged with its source;
+    those over `max_len` tokens are dropped and counted. Every example builder ends here."""
+    out = Examples(max_len=max_len)
+    for source, prompt, completion in triples:
+        ex = tokenize_example(tokenizer, prompt, completion)
+        if len(ex["input_ids"]) > max_len:
+            out.dropped_too_long += 1
+            continue
+        ex["source"] = source
+        out.items.append(ex)
+    return out
+
+
 def build_examples(tasks, tokenizer, style: str, max_len: int, n_augment: int = 1, seed: int = 0,
                    use_test: bool = True) -> Examples:
-    """Tokenized leave-one-out examples of `tasks` under augmentation; over `max_len` are dropped.
+    """Tokenized leave-one-out examples of ARC `tasks` under augmentation (`augment.task_views`).
 
     style: the model's prompt style ("plain" / "chat", see `shared.models.prompt_style`).
     """
-    out = Examples(max_len=max_len)
-    for t_i, task in enumerate(tasks):
-        for v in views(task, n_augment, seed=seed + t_i, use_test=use_test):
-            prompt, completion = format_example(tokenizer, v.task, 0, style)
-            ex = tokenize_example(tokenizer, prompt, completion)
-            if len(ex["input_ids"]) > max_len:
-                out.dropped_too_long += 1
-                continue
-            ex["source"] = f"{v.task_id}#{v.target}:{v.aug.id}"
-            out.items.append(ex)
-    return out
+    return tokenize_examples(((v.id, *format_example(tokenizer, v.task, 0, style))
+                              for v in task_views(tasks, n_augment, seed, use_test)), tokenizer, max_len)
+
+
+def adapter_examples(adapter: Benchmark, items: list[Item], tokenizer, style: str, max_len: int, n_augment: int = 1,
+                     seed: int = 0) -> Examples:
+    """Tokenized (prompt, target) examples of a benchmark adapter's training views, tagged with the view's id.
+
+    For ARC the same examples as `build_examples` of the items' tasks, in the same order.
+    """
+    return tokenize_examples(((view.id, adapter.prompt(tokenizer, view, style), adapter.target(tokenizer, view, style))
+                              for view in adapter.training_views(items, n_augment, seed)), tokenizer, max_len)
 
 
 def collate(batch: list[dict], pad_id: int) -> dict:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from trl import SFTTrainer
 
+from shared.augment import task_views
 from shared.formats import build_prompt, format_answer, parse_grid
-from shared.train.data import IGNORE, Examples, tokenize_example, views
+from shared.train.data import IGNORE, Examples, build_examples, tokenize_examples
 from shared.train.sft import TrainResult
 from shared.train.sft import train as sft_train
 
@@ -119,22 +120,21 @@ def sequence_examples(teacher, teacher_tok, student_tok, student_style: str, tas
     from shared.models import greedy_generate, prompt_style
 
     teacher_style = prompt_style(teacher, teacher_tok)
-    out, unparsed = Examples(max_len=max_len), 0
-    for t_i, task in enumerate(tasks):
-        for v in views(task, n_augment, seed=seed + t_i):
+    unparsed = 0
+
+    def triples():
+        nonlocal unparsed
+        for v in task_views(tasks, n_augment, seed):
             grid = parse_grid(greedy_generate(teacher, teacher_tok, build_prompt(teacher_tok, v.task, 0, teacher_style),
                                               max_new_tokens))
             if grid is None:
                 unparsed += 1
                 continue
-            completion = format_answer(grid) + (student_tok.eos_token or "")
-            ex = tokenize_example(student_tok, build_prompt(student_tok, v.task, 0, student_style), completion)
-            if len(ex["input_ids"]) > max_len:
-                out.dropped_too_long += 1
-                continue
-            ex["source"] = f"{v.task_id}#{v.target}:{v.aug.id}:teacher"
-            out.items.append(ex)
-    return out, unparsed
+            yield (f"{v.id}:teacher", build_prompt(student_tok, v.task, 0, student_style),
+                   format_answer(grid) + (student_tok.eos_token or ""))
+
+    examples = tokenize_examples(triples(), student_tok, max_len)
+    return examples, unparsed
 
 
 def distill(student, student_tok, teacher, teacher_tok, tasks, out_dir: str | Path, steps: int, batch_size: int,
@@ -151,8 +151,6 @@ def distill(student, student_tok, teacher, teacher_tok, tasks, out_dir: str | Pa
 
     style = prompt_style(student, student_tok)
     if tokenizers_match(student_tok, teacher_tok):
-        from shared.train.data import build_examples
-
         examples = build_examples(tasks, student_tok, style, max_len, n_augment=n_augment, seed=seed)
         result = distill_logits(student, teacher, student_tok, examples, out_dir, steps, batch_size, lr, temperature,
                                 alpha, save_steps, resume, grad_accum, gradient_checkpointing, seed, log_every)
