@@ -243,9 +243,7 @@ def defaults(name: str, profile) -> dict:
     elif name == "07_auto_retrain":
         d.update(rounds=4, steps=max(1, p.train_steps // 4), n_tasks=max(2, p.n_tasks // 2))
     elif name == "08_program_synthesis":
-        from shared.agents.synth import SIZES
-
-        size = SIZES[p.name]
+        size = p.synth
         # each task may take 1 + rounds requests of `samples` long programs: half the profile's slice
         d.update(samples=size.samples, rounds=size.rounds, max_new_tokens=size.max_new_tokens,
                  n_tasks=max(2, p.n_tasks // 2))

@@ -141,6 +141,19 @@ def strip_test_outputs(task: Task) -> Task:
     return Task(task.id, task.train, tuple(Pair(p.input, None) for p in task.test), task.source)
 
 
+def write_kaggle(tasks, challenges: str | os.PathLike, solutions: str | os.PathLike | None = None) -> None:
+    """Write tasks as a Kaggle challenges file (test outputs stripped) and, when `solutions` is
+    given, the matching solutions file (task id -> test output grids); `load` reads both back."""
+    Path(challenges).write_text(json.dumps({t.id: strip_test_outputs(t).to_json() for t in tasks},
+                                           separators=(",", ":")))
+    if solutions is not None:
+        missing = [t.id for t in tasks if not t.has_solutions()]
+        if missing:
+            raise TaskError(f"{solutions}: no test outputs to write for {', '.join(missing[:5])}")
+        Path(solutions).write_text(json.dumps({t.id: [p.output.tolist() for p in t.test] for t in tasks},
+                                              separators=(",", ":")))
+
+
 class TaskSet(list):
     """A list of Tasks with a name and the problems met while loading (lenient mode).
 

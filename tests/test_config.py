@@ -1,4 +1,6 @@
-"""Profiles: named sizes, auto-detection on this CPU machine, overrides, ensemble options."""
+"""Profiles: named sizes, auto-detection on stand-in hardware, overrides, ensemble options."""
+
+import importlib.util
 
 import pytest
 
@@ -6,8 +8,33 @@ from shared import config
 from shared.solvers.ensemble import profile_options
 
 
-def test_auto_on_a_cpu_machine_is_cpu():
-    assert config.profile("auto").name == "cpu"
+def test_auto_without_torch_is_cpu(monkeypatch):
+    real = importlib.util.find_spec
+    if real("torch") is not None:  # were an installed torch asked, it would say GPU
+        import torch
+
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    assert config.detect() == "cpu" and config.profile("auto") == config.profile("cpu")
+
+
+def test_auto_with_torch_but_no_cuda_is_cpu(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert config.detect() == "cpu" and config.profile("auto") == config.profile("cpu")
+
+
+@pytest.mark.parametrize(("device", "expected"), [
+    ("Tesla T4", "t4"), ("NVIDIA L4", "t4"), ("Tesla V100-SXM2-16GB", "t4"),
+    ("NVIDIA A100-SXM4-40GB", "a100"), ("NVIDIA A100 80GB PCIe", "a100"),
+    ("NVIDIA H100 80GB HBM3", "h100"), ("NVIDIA H200", "h100"),
+])
+def test_auto_picks_the_profile_of_the_gpu_it_finds(monkeypatch, device, expected):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: device)
+    assert config.detect() == expected
+    assert config.profile("auto") == config.profile(expected) and config.profile("auto").name == expected
 
 
 def test_unknown_profile_and_overrides():

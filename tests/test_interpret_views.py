@@ -1,5 +1,5 @@
 """Every interpretability view on the tiny model: the numbers behind it agree with the model,
-and each plot function returns a figure."""
+and each plot draws those numbers (image arrays, bar heights, line data, titles; Agg backend)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,30 @@ import pytest
 torch = pytest.importorskip("torch")
 matplotlib.use("Agg")
 
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
 
+from shared.formats import build_prompt  # noqa: E402
 from shared.interpret import agreement, attention, compare, confidence, errors, lens, patching, probes  # noqa: E402
 from shared.interpret.capture import capture, example_text  # noqa: E402
 from shared.models import load_model  # noqa: E402
 from shared.tasks import Pair, Task  # noqa: E402
 
 g = lambda rows: np.array(rows, dtype=np.uint8)  # noqa: E731
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def bars(container) -> list[float]:
+    return [float(p.get_height()) for p in container]
+
+
+def drawn(ax) -> np.ndarray:
+    """The array of the first image on `ax` (a heatmap)."""
+    return np.asarray(ax.images[0].get_array())
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +58,15 @@ def test_attention_from_output_cells_to_input_cells(tiny):
     assert w.shape == (cfg.num_hidden_layers, cfg.num_attention_heads, 6, 2, 3)
     sums = w.sum(axis=(3, 4))
     assert (w >= 0).all() and (sums > 0).all() and (sums <= 1 + 1e-5).all()
-    assert isinstance(attention.plot_attention(model, tok, task, cell=(0, 1)), Figure)
+    fig = attention.plot_attention(model, tok, task, cell=(0, 1))
+    layers, heads = w.shape[:2]
+    axes = np.array(fig.axes).reshape(layers, heads + 2)  # per layer: test input, output, then one map a head
+    for li in range(layers):
+        for hi in range(heads):
+            from_cell = w[li, hi, 1]  # output cell (0, 1) of a 2x3 grid
+            np.testing.assert_allclose(drawn(axes[li, 2 + hi]), from_cell, rtol=1e-6)
+            assert axes[li, 2 + hi].get_title() == f"L{li} H{hi}  {from_cell.sum():.2f}"
+    assert "from output cell (0, 1)" in fig.get_suptitle()
 
 
 def test_attention_restores_the_attention_kernel(tiny):
@@ -60,7 +84,11 @@ def test_logit_lens_last_layer_is_the_models_own_prediction(tiny):
     cap = capture(model, tok, prompt, completion)
     assert probs.shape == (model.config.num_hidden_layers + 1, len(cap.answer_ids)) == (3, len(labels))
     np.testing.assert_allclose(probs[-1], cap.token_logprobs().exp().numpy(), rtol=1e-4, atol=1e-6)
-    assert isinstance(lens.plot_logit_lens(model, tok, task), Figure)
+    fig = lens.plot_logit_lens(model, tok, task)
+    ax = fig.axes[0]
+    np.testing.assert_allclose(drawn(ax), probs, rtol=1e-6)
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["emb", "L1", "L2"]
 
 
 def test_cell_confidence_matches_token_probabilities(tiny):
@@ -72,9 +100,14 @@ def test_cell_confidence_matches_token_probabilities(tiny):
     digits = [i for i, c in enumerate(labels) if c.isdigit()]
     np.testing.assert_allclose(conf.reshape(-1), np.exp(-loss[digits]), rtol=1e-4)
     assert labels[-1] == "eos"
-    assert isinstance(confidence.plot_cell_confidence(model, tok, task, confidence.perturb(task.test[0].output)),
-                      Figure)
-    assert isinstance(confidence.plot_cell_confidence(model, tok, task, None), Figure)
+    wrong = confidence.perturb(task.test[0].output)
+    fig = confidence.plot_cell_confidence(model, tok, task, wrong)
+    np.testing.assert_allclose(drawn(fig.axes[1]), confidence.cell_confidence(model, tok, task, wrong), rtol=1e-6)
+    assert [t.get_text() for t in fig.axes[2].texts] == ["x"]  # the one perturbed cell is crossed
+    (r, c), = zip(*np.nonzero(wrong != task.test[0].output), strict=True)
+    assert fig.axes[2].texts[0].get_position() == (c, r)
+    none = confidence.plot_cell_confidence(model, tok, task, None)
+    assert [t.get_text() for t in none.axes[1].texts] == ["no parseable answer"] and not none.axes[1].images
 
 
 def test_perturb_changes_exactly_one_cell():
@@ -87,8 +120,16 @@ def test_entropy_along_generation_is_bounded(tiny):
     labels, ent = confidence.generation_entropy(model, tok, "input:\n1\noutput:\n", 6)
     assert 0 < len(ent) == len(labels) <= 6
     assert ((ent >= 0) & (ent <= np.log(model.config.vocab_size) + 1e-4)).all()
-    assert isinstance(confidence.plot_entropy(model, tok, small_task(), 6), Figure)
-    assert isinstance(confidence.plot_token_loss(model, tok, small_task()), Figure)
+    task = small_task()
+    _, task_ent = confidence.generation_entropy(model, tok, build_prompt(tok, task, 0, "plain"), 6)
+    ax = confidence.plot_entropy(model, tok, task, 6).axes[0]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), task_ent, rtol=1e-6)
+    assert list(ax.lines[1].get_ydata()) == [pytest.approx(np.log(model.config.vocab_size))] * 2  # uniform
+    fig = confidence.plot_token_loss(model, tok, task)
+    for ax, grid in zip(fig.axes, (task.test[0].output, confidence.perturb(task.test[0].output)), strict=True):
+        _, loss = confidence.token_losses(model, tok, task, grid)
+        np.testing.assert_allclose(bars(ax.containers[0]), loss, rtol=1e-5)
+        assert f"total {loss.sum():.1f} nats" in ax.get_title()
 
 
 def test_agreement_pools_views(tiny, monkeypatch):
@@ -103,7 +144,10 @@ def test_agreement_pools_views(tiny, monkeypatch):
     a = agreement.augmentation_agreement(model, tok, small_task(), 4, 8)
     assert sum(v for _, v in a.answers) == 4 and a.unparsed == 0
     assert a.share == max(v for _, v in a.answers) / 4
-    assert isinstance(agreement.plot_agreement([a]), Figure)
+    ax = agreement.plot_agreement([a]).axes[0]
+    heights = [bars(c)[0] for c in ax.containers]
+    assert heights == [v for _, v in a.answers] + [0]  # one stacked bar a distinct answer, then the unparseable
+    assert [p.get_y() for c in ax.containers for p in c] == list(np.cumsum([0] + heights[:-1]))
 
 
 def test_patching_restores_exactly_at_the_one_differing_input_cell(tiny):
@@ -124,7 +168,9 @@ def test_patching_restores_exactly_at_the_one_differing_input_cell(tiny):
     sparse = patching.activation_patching(model, tok, task, 0, 1, max_positions=4)
     assert sparse.effect.shape == (res.effect.shape[0], 4) and sparse.labels[0] == res.labels[0]
     assert patching.smallest_patchable([Task("none", demos[2:], ()), task, small_task()]).id == "one-cell"
-    assert isinstance(patching.plot_patching(model, tok, task), Figure)
+    fig = patching.plot_patching(model, tok, task)
+    np.testing.assert_allclose(drawn(fig.axes[0]), res.effect, atol=1e-4)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == res.labels
 
 
 def test_patching_refuses_a_task_without_two_pairs_of_one_shape(tiny):
@@ -147,7 +193,9 @@ def test_error_taxonomy_orders_the_ways_a_grid_goes_wrong():
              "task": {"test": [{}]}},
             {"status": "error", "expected": [exp], "attempts": [[]], "trace": {}, "task": {"test": [{}, {}]}}]
     assert errors.error_taxonomy(rows) == {"size": 1, "error": 2}
-    assert isinstance(errors.plot_error_taxonomy({"a": rows, "b": rows}), Figure)
+    ax = errors.plot_error_taxonomy({"a": rows, "b": rows}, title="stages").axes[0]
+    assert {c.get_label(): bars(c) for c in ax.containers} == {"size": [1, 1], "error": [2, 2]}
+    assert ax.get_title() == "stages" and [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
 
 
 def test_probe_and_pca_plots():
@@ -155,9 +203,16 @@ def test_probe_and_pca_plots():
     emb = rng.normal(size=(20, 3, 8))
     res = probes.probe_layers(emb, {"same_size": rng.integers(0, 2, 20).tolist()})
     assert len(res["same_size"]) == 3
-    assert isinstance(probes.plot_probes(res), Figure)
-    assert isinstance(probes.plot_pca(emb[:, -1], rng.integers(0, 2, 20), "same_size"), Figure)
-    assert probes.pca(emb[:, -1]).shape == (20, 2)
+    held, chance = probes.plot_probes(res).axes[0].lines
+    assert list(held.get_ydata()) == [r.heldout_accuracy for r in res["same_size"]]
+    assert list(chance.get_ydata()) == [r.chance for r in res["same_size"]]
+    labels = rng.integers(0, 2, 20)
+    xy = probes.pca(emb[:, -1])
+    assert xy.shape == (20, 2)
+    ax = probes.plot_pca(emb[:, -1], labels, "same_size").axes[0]
+    assert [c.get_label() for c in ax.collections] == ["same_size=0", "same_size=1"]
+    for value, points in enumerate(ax.collections):
+        np.testing.assert_allclose(points.get_offsets(), xy[labels == value])
 
 
 def test_stage_comparison(tiny):
@@ -169,4 +224,10 @@ def test_stage_comparison(tiny):
     table = compare.stage_table({"base": m, "sft": m})
     assert list(table.index) == ["base", "sft"] and "probe same_size" in table.columns
     rows = [{"status": "solved", "expected": [[[1]]], "attempts": [[[[1]]]], "trace": {}, "task": {"test": [{}]}}]
-    assert isinstance(compare.plot_stages({"base": m, "sft": m}, {"base": rows, "sft": rows}), Figure)
+    axes = compare.plot_stages({"base": m, "sft": m}, {"base": rows, "sft": rows}).axes
+    assert len(axes) == 5 and [line.get_label() for line in axes[0].lines] == ["base", "sft"]
+    assert all(list(line.get_ydata()) == list(m["logit_lens"]) for line in axes[0].lines)
+    assert [bars(c) for c in axes[1].containers] == [[m["loss_correct"]] * 2, [m["loss_incorrect"]] * 2]
+    assert [bars(c) for c in axes[2].containers] == [[m["cell_confidence"]] * 2, [m["agreement"]] * 2]
+    assert {c.get_label(): bars(c) for c in axes[3].containers} == {p: [m["probes"][p]] * 2 for p in m["probes"]}
+    assert {c.get_label(): bars(c) for c in axes[4].containers} == {"correct": [1, 1]}

@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 
 from shared import build, smoke
 
+# every notebook's text, built in a fresh interpreter: what a second machine or a later run would write
+BUILD_ALL = ("import json; from shared import build; "
+             "print(json.dumps({t.name: build.notebook_text(b, v) for b, v, t in build.targets()}))")
 
-def test_build_is_byte_identical_and_committed_notebooks_are_current():
-    for b, v, _ in build.targets():
-        assert build.notebook_text(b, v) == build.notebook_text(b, v)
-    assert build.build_all(check=True) == [], "notebooks/ is stale: run python -m shared build"
+
+def build_in_a_new_process(hash_seed: str) -> bytes:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}  # set and dict orders differ between the two
+    return subprocess.run([sys.executable, "-c", BUILD_ALL], cwd=build.REPO, env=env, capture_output=True,
+                          check=True).stdout
+
+
+def test_two_processes_build_the_same_bytes_and_committed_notebooks_are_current():
+    first, second = build_in_a_new_process("1"), build_in_a_new_process("2")
+    assert first == second, "two builds differ: a notebook depends on hash order, time or the process"
+    built = json.loads(first)
+    assert sorted(built) == sorted(t.name for _, _, t in build.targets())
+    stale = [name for name, text in built.items() if (build.NOTEBOOKS / name).read_text() != text]
+    assert stale == [], "notebooks/ is stale: run python -m shared build"
     built = {t.name for _, _, t in build.targets()}
     assert {p.name for p in build.NOTEBOOKS.glob("*.ipynb")} == built, "a notebook without a builder"
 
@@ -58,11 +75,37 @@ def test_variants_make_one_notebook_per_value(tmp_path):
     assert build.variants(plain) == [None]
 
 
+# what the last cell of each notebook prints when the run got through (papermill only says nothing raised)
+CLOSING = {
+    "04_ttt": r"mean seconds per task: without \d+\.\d+, with TTT \d+\.\d+",
+    "07_auto_retrain": r"round \d+: \d+ of \d+ training tasks hard; the mix had \d+ examples",
+    "08_program_synthesis": r"reports: \S+handwritten_run/report\.html and \S+synth_verified/report\.html",
+    "bench_pipeline": r"\{'before': \{'benchmark': '\w+', 'items': [1-9]\d*.*'after': \{",
+    "kaggle_submission": r"wrote \S+submission\.json: [1-9]\d* tasks",
+}
+
+
+def printed(cell: dict) -> str:
+    """The text a cell showed: its printed streams and the plain-text form of what it displayed."""
+    parts = []
+    for o in cell.get("outputs", []):
+        parts.append("".join(o.get("text", "")))
+        parts.append("".join(o.get("data", {}).get("text/plain", "")))
+    return "".join(parts)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", sorted(build.NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
-def test_notebook_runs_under_smoke_profile(notebook):
-    out = smoke.run_notebook(notebook)
-    executed = json.loads(out.read_text())
-    errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert errors == []
-    assert executed["cells"][2]["source"]  # papermill injected or kept the parameters
+def test_notebook_runs_under_smoke_profile_and_prints_its_plan_and_result(notebook):
+    executed = json.loads(smoke.run_notebook(notebook).read_text())
+    code = [c for c in executed["cells"] if c["cell_type"] == "code"]
+    stem = re.sub(r"_(gsm8k|humaneval)$", "", notebook.stem)  # a variant prints its builder's plan
+    if stem != "kaggle_submission":  # offline and fixed-size: it has no plan to print
+        text = "".join(printed(c) for c in code)
+        assert re.search(rf"^plan of {stem} on profile smoke \(.+\):$", text, re.M), \
+            "no plan printed, or not the smoke profile papermill passed in"
+        assert re.search(r"^  total \(estimate\) +\S+", text, re.M)
+    last = printed(code[-1])
+    assert last.strip(), f"the last cell of {notebook.name} showed nothing"
+    if stem in CLOSING:
+        assert re.search(CLOSING[stem], last), f"{notebook.name} did not close with {CLOSING[stem]!r}:\n{last[-500:]}"

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from shared.tasks import Task, TaskError, load, strip_test_outputs, training_for
+from shared.grids import same
+from shared.tasks import Task, TaskError, load, strip_test_outputs, training_for, write_kaggle
 
 from .conftest import task_dict
 
@@ -154,3 +155,17 @@ def test_lenient_counts_the_test_inputs_of_skipped_tasks(tmp_path, task_folder):
     write("fine")
     (folder / "torn.json").write_text("{nope")
     assert load(folder, lenient=True).skipped_tests == {"torn": 1}
+
+
+def test_write_kaggle_round_trips_challenges_and_solutions(tmp_path):
+    some = load("arc1/train")[:3]
+    write_kaggle(some, tmp_path / "c.json", tmp_path / "s.json")
+    challenges = json.loads((tmp_path / "c.json").read_text())
+    assert all("output" not in p for t in challenges.values() for p in t["test"])  # nothing leaks
+    back = load(tmp_path / "c.json", solutions=tmp_path / "s.json")
+    assert [t.id for t in back] == [t.id for t in some]
+    pairs = [(a, b) for t, u in zip(back, some, strict=True)
+             for a, b in zip(t.test_outputs, u.test_outputs, strict=True)]
+    assert pairs and all(same(a, b) for a, b in pairs)
+    with pytest.raises(TaskError, match="no test outputs to write"):
+        write_kaggle([strip_test_outputs(some[0])], tmp_path / "c2.json", tmp_path / "s2.json")

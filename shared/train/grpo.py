@@ -17,8 +17,7 @@ import numpy as np
 
 from shared.benchmarks import Benchmark, Item
 from shared.formats import parse_grid
-from shared.train.preference import common_args
-from shared.train.sft import TrainResult, run_trainer
+from shared.train.sft import TrainResult, mixed_precision, run_trainer, trainer_defaults
 
 GRPO_LR = 1e-5  # RL steps on a pretrained model are small; the tiny smoke model takes more
 NUM_GENERATIONS = 4  # answers per prompt compared against each other; 8-16 on a GPU
@@ -120,7 +119,8 @@ def grpo_train(model, tokenizer, rows: list[dict], out_dir: str | Path, steps: i
     datasets.disable_progress_bars()
     args = GRPOConfig(num_generations=num_generations, max_completion_length=max_completion_length,
                       temperature=temperature, beta=beta, reward_weights=reward_weights,
-                      **{**common_args(out_dir, steps, batch_size, lr, model, config_class=GRPOConfig), **config})
+                      **{**trainer_defaults(GRPOConfig, out_dir, steps, batch_size, lr, max(1, steps // 4), 0,
+                                            mixed_precision(model)), **config})
     # the columns rewards read (trl passes them as keyword arguments); rows written by hand may lack item_id
     columns = [c for c in ("prompt", "item_id", "expected") if c in rows[0]]
     data = datasets.Dataset.from_list([{c: r[c] for c in columns} for r in rows])

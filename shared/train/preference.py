@@ -17,7 +17,7 @@ from shared.benchmarks import Benchmark, Item
 from shared.benchmarks import end_marker as turn_end  # any adapter's; `end_marker` below is ARC's, kept for callers
 from shared.formats import END_MARKERS, format_answer, format_example, parse_grid
 from shared.grids import same
-from shared.train.sft import TrainResult, run_trainer
+from shared.train.sft import TrainResult, mixed_precision, run_trainer, trainer_defaults
 
 BETA = 0.1  # DPO's KL strength; trl's default and the DPO paper's usual value
 DPO_LR = 5e-5  # preference steps are gentler than SFT's; LoRA on a small model tolerates more
@@ -144,22 +144,6 @@ def mine_pairs(model, tokenizer, adapter: Benchmark, items: list[Item], max_new_
     return out
 
 
-def common_args(out_dir, steps: int, batch_size: int, lr: float, model, save_steps: int | None = None,
-                seed: int = 0, config_class=None) -> dict:
-    """Arguments every trl config here shares: step-bounded, checkpointed, quiet, no reporting;
-    precision and the checkpointing switch chosen as SFT chooses them (`shared.train.sft`)."""
-    from trl import DPOConfig
-
-    from shared.train.sft import checkpointing_args, mixed_precision
-
-    config_class = config_class or DPOConfig
-    return {"output_dir": str(out_dir), "max_steps": steps, "per_device_train_batch_size": batch_size,
-            "learning_rate": lr, "lr_scheduler_type": "cosine", "warmup_steps": max(1, round(0.03 * steps)),
-            "logging_steps": 1, "save_strategy": "steps", "save_steps": save_steps or max(1, steps // 4),
-            "save_total_limit": 2, "seed": seed, "data_seed": seed, "report_to": "none", "disable_tqdm": True,
-            "dataloader_num_workers": 0, **checkpointing_args(config_class, False), **mixed_precision(model)}
-
-
 def dpo_train(model, tokenizer, pairs: list[dict], out_dir: str | Path, steps: int, batch_size: int,
               lr: float = DPO_LR, beta: float = BETA, max_length: int = 2048, resume: bool = True,
               **config) -> TrainResult:
@@ -176,8 +160,9 @@ def dpo_train(model, tokenizer, pairs: list[dict], out_dir: str | Path, steps: i
         raise ValueError("no preference pairs to train on (did the model answer every view right?)")
     datasets.disable_progress_bars()  # one bar per map call drowns a notebook's output
     rows = [{k: p[k] for k in ("prompt", "chosen", "rejected")} for p in pairs]
-    args = DPOConfig(beta=beta, max_length=max_length,
-                     **{**common_args(out_dir, steps, batch_size, lr, model), **config})
+    defaults = trainer_defaults(DPOConfig, out_dir, steps, batch_size, lr, max(1, steps // 4), 0,
+                                mixed_precision(model))
+    args = DPOConfig(beta=beta, max_length=max_length, **{**defaults, **config})
     _drop_ref_adapter(model)
     trainer = DPOTrainer(model=model, args=args, train_dataset=datasets.Dataset.from_list(rows),
                          processing_class=tokenizer)

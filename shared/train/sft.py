@@ -105,18 +105,29 @@ def sft_config(out_dir: str | Path, steps: int, batch_size: int, lr: float, save
     """
     from trl import SFTConfig
 
-    save_steps = save_steps or max(1, steps // 10)
     return SFTConfig(
-        output_dir=str(out_dir), max_steps=steps, per_device_train_batch_size=batch_size,
-        gradient_accumulation_steps=grad_accum, learning_rate=lr, lr_scheduler_type="cosine",
+        **trainer_defaults(SFTConfig, out_dir, steps, batch_size, lr, save_steps or max(1, steps // 10), seed,
+                           precision, gradient_checkpointing, warmup_steps, save),
+        gradient_accumulation_steps=grad_accum, optim="adamw_torch", include_num_input_tokens_seen="non_padding",
+        use_cpu=use_cpu, completion_only_loss=True, max_length=None)
+
+
+def trainer_defaults(config_class, out_dir: str | Path, steps: int, batch_size: int, lr: float, save_steps: int,
+                     seed: int = 0, precision: dict | None = None, gradient_checkpointing: bool = False,
+                     warmup_steps: int | None = None, save: bool = True) -> dict:
+    """The arguments every trainer here shares (SFT, distillation, TTT, DPO, GRPO): step-bounded,
+    cosine with a short warmup, checkpointed for resume, quiet, no reporting, the model's precision.
+    `config_class`: the trl / transformers config they are for (the checkpointing field's name)."""
+    return {
+        "output_dir": str(out_dir), "max_steps": steps, "per_device_train_batch_size": batch_size,
+        "learning_rate": lr, "lr_scheduler_type": "cosine",
         # 3% warmup (at least one step) steadies Adam's first updates on a fresh adapter
-        warmup_steps=max(1, round(0.03 * steps)) if warmup_steps is None else warmup_steps,
-        logging_steps=1, save_strategy="steps" if save else "no", save_steps=save_steps,
-        save_total_limit=2,  # the latest checkpoint is all a resume needs; one spare if a save is torn
-        seed=seed, data_seed=seed, report_to="none", disable_tqdm=True, dataloader_num_workers=0,
-        optim="adamw_torch", include_num_input_tokens_seen="non_padding", use_cpu=use_cpu,
-        completion_only_loss=True, max_length=None, **checkpointing_args(SFTConfig, gradient_checkpointing),
-        **(precision or {"bf16": False, "fp16": False}))
+        "warmup_steps": max(1, round(0.03 * steps)) if warmup_steps is None else warmup_steps,
+        "logging_steps": 1, "save_strategy": "steps" if save else "no", "save_steps": save_steps,
+        "save_total_limit": 2,  # the latest checkpoint is all a resume needs; one spare if a save is torn
+        "seed": seed, "data_seed": seed, "report_to": "none", "disable_tqdm": True, "dataloader_num_workers": 0,
+        **checkpointing_args(config_class, gradient_checkpointing),
+        **(precision or {"bf16": False, "fp16": False})}
 
 
 def checkpointing_args(config_class, on: bool) -> dict:
