@@ -22,7 +22,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, plan, report, tasks
+from shared import bench, config, plan, report, runs, tasks
 from shared.solvers.ensemble import model_options
 
 P = config.profile(PROFILE)
@@ -50,7 +50,7 @@ for t in task_list[:2]:
 
 # %%
 floor = bench.run(task_list, Path(OUT) / "identity", "identity", workers=0, tasks_name=task_set)
-print(bench.closing_line(floor))
+print(runs.closing_line(floor))
 
 # %% [markdown]
 # ## Zero-shot model
@@ -62,7 +62,7 @@ print(bench.closing_line(floor))
 PLAN.announce("zero-shot")
 zero_shot = bench.run(task_list, Path(OUT) / "zero_shot", "model", budget_s=P.budget_s, workers=0,
                       options=model_options(P, model_name), tasks_name=task_set)
-print(bench.closing_line(zero_shot))
+print(runs.closing_line(zero_shot))
 
 # %% [markdown]
 # ## Results
@@ -72,7 +72,7 @@ print(bench.closing_line(zero_shot))
 report.plot_accuracy({"copy input": floor["pass_at_2"], f"zero-shot {model_name}": zero_shot["pass_at_2"]},
                      title=f"pass@2 on {len(task_list)} tasks of {task_set}")
 plt.show()
-rows = bench.read_results(Path(OUT) / "zero_shot")
+rows = runs.read_results(Path(OUT) / "zero_shot")
 report.plot_run(rows, title=f"zero-shot {model_name}")
 plt.show()
 print(dict(report.error_kinds(rows)))

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, plan, report, tasks
+from shared import bench, config, plan, report, runs, tasks
 from shared.models import load_model, prompt_style
 from shared.solvers.ensemble import model_options
 from shared.train import compare, data, sft
@@ -68,7 +68,7 @@ print(tokenizer.decode(first["input_ids"][n_prompt:]))
 PLAN.announce("before training")
 before = bench.run(heldout, run / "before", "model", budget_s=P.budget_s, workers=0,
                    options=model_options(P, model_name), tasks_name="held-out training tasks")
-print(bench.closing_line(before))
+print(runs.closing_line(before))
 
 # %% [markdown]
 # ## Fine-tune
@@ -96,12 +96,12 @@ folder = sft.save_model(model, tokenizer, run / "model", style)
 PLAN.announce("after training")
 after = bench.run(heldout, run / "after", "model", budget_s=P.budget_s, workers=0,
                   options=model_options(P, str(folder)), tasks_name="held-out training tasks")
-print(bench.closing_line(after))
+print(runs.closing_line(after))
 print(f"fine-tuned model saved to {folder}")
 
 # %%
 report.plot_accuracy({f"{model_name}": before["pass_at_2"], "after SFT": after["pass_at_2"]},
                      title=f"pass@2 on {len(heldout)} held-out training tasks")
 plt.show()
-compare.per_task_table({"before": bench.read_results(run / "before"),
-                        "after": bench.read_results(run / "after")})
+compare.per_task_table({"before": runs.read_results(run / "before"),
+                        "after": runs.read_results(run / "after")})

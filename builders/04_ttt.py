@@ -27,8 +27,9 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, plan, report, tasks
+from shared import bench, config, plan, report, runs, tasks
 from shared.solvers.ensemble import model_options
+from shared.solvers.ttt import TTTSolver
 from shared.train import sft, ttt
 
 P = config.profile(PROFILE)
@@ -51,7 +52,7 @@ PLAN.announce("without TTT")
 solver_options = model_options(P, model_name)
 plain = bench.run(task_list, run / "without", "model", budget_s=P.budget_s, workers=0,
                   options=solver_options, tasks_name=task_set)
-print(bench.closing_line(plain))
+print(runs.closing_line(plain))
 
 # %% [markdown]
 # ## With TTT
@@ -60,17 +61,17 @@ print(bench.closing_line(plain))
 
 # %%
 PLAN.announce("with TTT")
-ttt_solver = ttt.TTTSolver(**solver_options, steps=steps, lr=TTT_LR or P.lr, train_batch_size=P.batch_size,
-                           n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len)
+ttt_solver = TTTSolver(**solver_options, steps=steps, lr=TTT_LR or P.lr, train_batch_size=P.batch_size,
+                       n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len)
 with_ttt = bench.run(task_list, run / "with", ttt_solver, budget_s=P.budget_s, workers=0, tasks_name=task_set)
-print(bench.closing_line(with_ttt))
+print(runs.closing_line(with_ttt))
 
 # %% [markdown]
 # ## Side by side
 # pass@2, then per task: solved and seconds with and without TTT.
 
 # %%
-rows_plain, rows_ttt = bench.read_results(run / "without"), bench.read_results(run / "with")
+rows_plain, rows_ttt = runs.read_results(run / "without"), runs.read_results(run / "with")
 report.plot_accuracy({"without TTT": plain["pass_at_2"], "with TTT": with_ttt["pass_at_2"]},
                      title=f"pass@2 on {len(task_list)} tasks of {task_set}")
 plt.show()

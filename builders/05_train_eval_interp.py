@@ -40,7 +40,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, benchmarks, config, plan, report, tasks
+from shared import bench, benchmarks, config, plan, report, runs, tasks
 from shared.benchmarks import arc
 from shared.interpret import agreement, attention, compare, confidence, errors, lens, patching, probes
 from shared.models import load_model, prompt_style
@@ -50,7 +50,7 @@ from shared.train.compare import runs_table
 
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
-pool = retrain.small_tasks(tasks.training_for(EVAL_SET), retrain.cell_limit(P))
+pool = retrain.small_tasks(tasks.training_for(EVAL_SET), P.max_cells)
 D = plan.defaults("05_train_eval_interp", P)
 train_tasks, heldout = data.profile_split(pool, P, N_HELDOUT or D["n_tasks"], TRAIN_TASKS or D["train_tasks"])
 steps, dpo_steps, grpo_steps = STEPS or D["steps"], DPO_STEPS or D["dpo_steps"], GRPO_STEPS or D["grpo_steps"]
@@ -137,8 +137,8 @@ for stage, source in stages.items():
                          n_views=P.n_views, batch_size=P.gen_batch)
     summaries[stage] = bench.run(heldout, run / "eval" / stage, solver, budget_s=P.budget_s, workers=0,
                                  tasks_name="held-out training tasks", progress=False)
-    results[stage] = bench.read_results(run / "eval" / stage)
-    print(f"{stage}: {bench.closing_line(summaries[stage])}")
+    results[stage] = runs.read_results(run / "eval" / stage)
+    print(f"{stage}: {runs.closing_line(summaries[stage])}")
 report.plot_accuracy({s: v["pass_at_2"] for s, v in summaries.items()},
                      title=f"pass@2 per stage on {len(heldout)} held-out training tasks")
 plt.show()

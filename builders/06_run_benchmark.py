@@ -25,16 +25,15 @@ OUT = "outputs/06_benchmark"
 
 # %%
 import json
-from collections import Counter
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import bench, config, plan, report, scoring, tasks
+from shared import bench, config, plan, report, runs, scoring, tasks
 from shared.solvers.ensemble import profile_options
 
 P = config.profile(PROFILE)
-task_set = TASKS or (P.task_set if P.name == "smoke" else "arc1/eval")
+task_set = TASKS or P.task_set  # arc1/eval on every profile but smoke
 task_list = tasks.load(task_set)
 n = N_TASKS or plan.defaults("06_run_benchmark", P)["n_tasks"] or len(task_list)
 task_list = task_list[:n]
@@ -57,24 +56,15 @@ PLAN.show()
 PLAN.announce("benchmark")
 summary = bench.run(task_list, OUT, "ensemble", budget_s=budget, workers=workers, options=ensemble,
                     tasks_name=task_set)
-print(bench.closing_line(summary))
+print(runs.closing_line(summary))
 
 # %% [markdown]
 # ## Which solver answered, and how long tasks took
 
 # %%
-rows = bench.read_results(OUT)
-by_solver = Counter((r["trace"].get("solver") or "none", r["status"]) for r in rows)
-print({f"{s} / {status}": k for (s, status), k in sorted(by_solver.items())})
-fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
-times = [r["time_s"] or 0 for r in rows]
-a.hist(times, bins=20, color="#0074D9")
-a.set_xlabel("seconds per task")
-a.set_title(f"time per task (budget {budget:g} s)")
-solved_by = Counter(r["trace"].get("solver") or "none" for r in rows if r["status"] == "solved")
-b.bar(list(solved_by) or ["none"], list(solved_by.values()) or [0], color="#2ECC40")
-b.set_title("solved tasks by the solver of attempt 1")
-fig.tight_layout()
+rows = runs.read_results(OUT)
+print({f"{s} / {status}": k for (s, status), k in sorted(report.answered_by(rows).items())})
+report.plot_times_and_solvers(rows, budget)
 plt.show()
 report.plot_run(rows, title=f"{'+'.join(ensemble['members'])} on {task_set}")
 plt.show()

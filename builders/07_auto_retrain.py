@@ -40,7 +40,7 @@ from shared.train import data, retrain, sft
 
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
-pool = retrain.small_tasks(tasks.training_for(EVAL_SET), retrain.cell_limit(P))
+pool = retrain.small_tasks(tasks.training_for(EVAL_SET), P.max_cells)
 D = plan.defaults("07_auto_retrain", P)
 train_tasks, val_tasks = data.profile_split(pool, P, N_VAL or D["n_tasks"], TRAIN_TASKS)
 run = Path(OUT) / sft.run_name(P.name, model_name)

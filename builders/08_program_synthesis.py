@@ -26,17 +26,17 @@ ROUNDS = -1  # -1: revision rounds of the profile
 OUT = "outputs/08_program_synthesis"
 
 # %%
-import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from shared import config, plan, report, tasks
-from shared.agents import curate, examples, read_programs, synth, verify
+from shared import config, plan, report, runs, tasks
+from shared.agents import curate, examples, synth, verify
 from shared.agents.backends import make_backend
+from shared.programs import read_programs
 
 P = config.profile(PROFILE)
-sizes = synth.SIZES[P.name]
+sizes = P.synth  # programs per request, revision rounds, answer length, temperature
 task_set = TASKS or P.task_set
 model_name = MODEL or P.model
 samples = SAMPLES or sizes.samples
@@ -75,10 +75,10 @@ example_programs = [p for f in example_files for p in read_programs(f)]
 example_tasks = [train.by_id()[i] for i in sorted({p.task_id for p in example_programs})]
 hand = verify.run_verify(example_tasks, example_programs, out / "handwritten_run", workers=P.workers,
                          tasks_name="arc1/train")
-print(verify.closing_line(hand), "| statuses:", hand["statuses"])
+print(runs.closing_line(hand), "| statuses:", hand["statuses"])
 for agent, a in hand["agents"].items():
     print(f"  {agent}: solved {a['solved']} of its {a['tasks']} tasks")
-for row in (json.loads(line) for line in (out / "handwritten_run" / "results.jsonl").read_text().splitlines()):
+for row in runs.read_results(out / "handwritten_run"):
     print(f"{row['task_id']}: {row['status']}")
     for prog in row["trace"]["programs"]:
         print(f"    {Path(prog['source']).stem:8} {prog['status']:13} {prog['verdict']['detail'][:90]}")
@@ -99,7 +99,8 @@ else:
 PLAN.announce("synthesis")
 synth_summary = synth.run_synth(task_list, backend, out / "synth", samples, rounds, sizes.temperature,
                                 sizes.max_new_tokens, workers=P.workers)
-print(synth.closing_line(synth_summary))
+print(runs.closing_line(synth_summary, "passes_demos",
+                        note=f"{synth_summary['with_code']}/{synth_summary['replies']} replies held a program"))
 print("statuses:", synth_summary["statuses"])
 
 # %% [markdown]
@@ -121,8 +122,8 @@ programs_file = out / "synth" / "programs.json"
 model_programs = read_programs(programs_file) if programs_file.exists() else []
 verified = verify.run_verify(list(task_list), model_programs, out / "synth_verified", workers=P.workers,
                              tasks_name=task_set)
-print(verify.closing_line(verified), "| statuses:", verified["statuses"])
-rows = [json.loads(line) for line in (out / "synth_verified" / "results.jsonl").read_text().splitlines()]
+print(runs.closing_line(verified), "| statuses:", verified["statuses"])
+rows = runs.read_results(out / "synth_verified")
 report.plot_run(rows, title=f"programs from {model_name}")
 plt.show()
 

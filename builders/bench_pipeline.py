@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 from shared import benchmarks, config, plan, report
 from shared.benchmarks import stages
 from shared.models import load_model, prompt_style
-from shared.train import sft
+from shared.train import data, sft
 
 P = config.profile(PROFILE)
 model_name = MODEL or P.model
@@ -78,7 +78,7 @@ print(f"the first answer:\n{before.rows[0]['completions'][0]!r}")
 # HumanEval has no training split, so it trains on canonical solutions of the problems not measured.
 
 # %%
-examples = stages.build_examples(adapter, train_items, tokenizer, style, P.max_len)
+examples = data.adapter_examples(adapter, train_items, tokenizer, style, P.max_len)
 print(f"prompt style {style}: {examples.summary()}")
 model = sft.add_lora(model, r=LORA_R, alpha=2 * LORA_R, gradient_checkpointing=P.gradient_checkpointing)
 PLAN.announce("fine-tune")

@@ -26,12 +26,11 @@ OUT = ""  # empty: WORKING/run (the run folder; a rerun in the same session resu
 # @inline shared
 
 # %%
-import json
 import shutil
 import time
 from pathlib import Path
 
-from shared import bench, config, kaggle, scoring, tasks
+from shared import bench, config, kaggle, runs, scoring, tasks
 from shared.solvers.ensemble import profile_options
 
 STARTED = time.monotonic()  # the notebook's clock starts about here: setup and inlining take seconds
@@ -50,8 +49,7 @@ else:
     Path(WORKING).mkdir(parents=True, exist_ok=True)
     demo = tasks.load(P.task_set)[: P.n_tasks]
     CHALLENGES, SOLUTIONS = f"{WORKING}/challenges.json", f"{WORKING}/solutions.json"
-    Path(CHALLENGES).write_text(json.dumps({t.id: tasks.strip_test_outputs(t).to_json() for t in demo}))
-    Path(SOLUTIONS).write_text(json.dumps({t.id: [p.output.tolist() for p in t.test] for t in demo}))
+    tasks.write_kaggle(demo, CHALLENGES, SOLUTIONS)
     print(f"DEMO, not a submission: no Kaggle input at {KAGGLE_INPUT}, so {len(demo)} tasks of {P.task_set} "
           f"stand in for the competition, and everything is written under {WORKING}/")
 OUT = OUT or f"{WORKING}/run"
@@ -68,7 +66,7 @@ print(f"{len(challenges)} tasks from {CHALLENGES}; ensemble {members}; profile {
 summary = bench.run(challenges, OUT, "ensemble", budget_s=BUDGET_S or P.budget_s,
                     workers=1 if MODEL else P.workers, options=ensemble, tasks_name=CHALLENGES,
                     deadline=STARTED + DEADLINE_H * 3600)
-print(bench.closing_line(summary))
+print(runs.closing_line(summary))
 
 # %% [markdown]
 # ## Check and write the submission
