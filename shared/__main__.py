@@ -22,6 +22,7 @@ COMMANDS = {
     "sandbox-bench": ("shared.sandbox.bench", "program verifications per second: sandbox vs plain exec"),
     "throughput": ("shared.train.throughput", "training and generation tokens/s of a profile's model"),
     "gpu-check": ("shared.gpu_check", "the CUDA path end to end: dtype, training, 4-bit, TTT (no hub)"),
+    "dsl-bench": ("shared.solvers.dsl.bench", "states per second of the DSL search, time to exhaust depths 2 and 3"),
 }
 
 

@@ -1,0 +1,118 @@
+"""`python -m shared dsl-bench`: how fast the DSL search runs, per task and as medians.
+
+Per task, in this process: the whole solver at `--budget-s` (states generated, summed over its
+passes, per second of the task: the measure issue 21's speed target is stated in), then the bare
+enumeration (`Search`) to depth 2 and to depth 3, each capped at `--cap-s`: seconds to exhaust
+the depth, or why it stopped first (time, memory, solved), with states generated and expanded
+per second. Also the process's peak RSS, and the compile time of a compiled core (none yet: the
+search is pure Python). A benchmark, not a test: the figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from shared.solvers.dsl.search import Search
+from shared.solvers.dsl.solver import DslSolver
+from shared.tasks import TaskError, load, strip_test_outputs
+
+DEPTHS = (2, 3)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports kB
+
+
+def enumerate_depth(task, depth: int, cap_s: float) -> dict:
+    """The bare enumeration of `task` to `depth`, stopped after `cap_s` seconds at most."""
+    t0 = time.monotonic()
+    s = Search([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+               t0 + cap_s, max_depth=depth)
+    s.run()
+    secs = time.monotonic() - t0
+    st = s.stats
+    return {"depth": depth, "seconds": round(secs, 3), "stopped": st.stopped, "generated": st.generated,
+            "expanded": st.expanded, "generated_per_s": round(st.generated / secs, 1) if secs else 0.0,
+            "expanded_per_s": round(st.expanded / secs, 1) if secs else 0.0,
+            "exhausted_s": round(secs, 3) if st.stopped == "exhausted" else None}
+
+
+def measure(task, budget_s: float, cap_s: float) -> dict:
+    """One task's figures: the solver at its budget, then each depth of the bare enumeration."""
+    t0 = time.monotonic()
+    pred = DslSolver().solve(strip_test_outputs(task), budget_s)
+    secs = time.monotonic() - t0
+    passes = pred.trace.get("passes", [])
+    generated = sum(p["generated"] for p in passes)
+    row = {"task_id": task.id, "solver_s": round(secs, 3), "solver_generated": generated,
+           "solver_expanded": sum(p["expanded"] for p in passes),
+           "solver_states_per_s": round(generated / secs, 1) if secs else 0.0,
+           "depths": [enumerate_depth(task, d, cap_s) for d in DEPTHS]}
+    row["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    return row
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def summarise(rows: list[dict]) -> dict:
+    out = {"tasks": len(rows), "median_solver_states_per_s": _median(r["solver_states_per_s"] for r in rows),
+           "compile_s": None, "peak_rss_mb": max((r["peak_rss_mb"] for r in rows), default=0.0)}
+    for i, d in enumerate(DEPTHS):
+        cells = [r["depths"][i] for r in rows]
+        out[f"depth{d}"] = {
+            "median_generated_per_s": _median(c["generated_per_s"] for c in cells),
+            "median_expanded_per_s": _median(c["expanded_per_s"] for c in cells),
+            "exhausted": sum(c["exhausted_s"] is not None for c in cells),
+            "median_exhausted_s": _median(c["exhausted_s"] for c in cells)}
+    return out
+
+
+def _line(row: dict) -> str:
+    depth = "  ".join(f"d{c['depth']} {c['stopped']:<9} {c['seconds']:6.2f} s {c['generated_per_s']:>9,.0f} gen/s"
+                      for c in row["depths"])
+    return f"{row['task_id']}  solver {row['solver_states_per_s']:>9,.0f} states/s  {depth}"
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m shared dsl-bench", description=__doc__.splitlines()[0])
+    p.add_argument("--tasks", default="arc1/train", help="a task set (default arc1/train; develop on training splits)")
+    p.add_argument("--limit", type=int, default=50, help="the first N tasks (default 50)")
+    p.add_argument("--budget-s", type=float, default=5.0, help="the solver's budget per task (default 5)")
+    p.add_argument("--cap-s", type=float, default=10.0, help="most seconds per depth of the bare enumeration (10)")
+    p.add_argument("--out", help="a JSON-lines file the per-task rows are appended to, and the summary after")
+    args = p.parse_args(argv)
+    if args.budget_s <= 0 or args.cap_s <= 0:
+        p.error("--budget-s and --cap-s must be positive")
+    try:
+        tasks = load(args.tasks)[: args.limit]
+    except TaskError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print("compiled core: none (the search is pure Python); compile time n/a")
+    rows = []
+    for task in tasks:
+        row = measure(task, args.budget_s, args.cap_s)
+        rows.append(row)
+        print(_line(row), flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+    summary = summarise(rows)
+    if args.out:
+        with open(Path(args.out), "a") as f:
+            f.write(json.dumps({"summary": summary}) + "\n")
+    d2, d3 = summary["depth2"], summary["depth3"]
+    print(f"median over {len(rows)} tasks: solver {summary['median_solver_states_per_s']:,.0f} states/s; "
+          f"depth 2 {d2['median_generated_per_s']:,.0f} generated/s, exhausted on {d2['exhausted']}; "
+          f"depth 3 {d3['median_generated_per_s']:,.0f} generated/s, exhausted on {d3['exhausted']} "
+          f"within {args.cap_s:g} s; peak RSS {summary['peak_rss_mb']:.0f} MB")
+    return 0
