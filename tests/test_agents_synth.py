@@ -107,7 +107,9 @@ def test_backend_asks_again_when_a_server_ignores_n():
 def test_backend_http_error_is_a_backend_error():
     with ChatServer(fail_with=503) as server:
         with pytest.raises(BackendError, match="HTTP 503.*model not loaded"):
-            OpenAIBackend("m", base_url=server.url).complete([{"role": "user", "content": "hi"}], 1, 0.0, 8)
+            OpenAIBackend("m", base_url=server.url, retry_wait_s=0.0).complete([{"role": "user", "content": "hi"}],
+                                                                               1, 0.0, 8)
+        assert len(server.requests) == 3  # a busy server is asked twice more before giving up
 
 
 def test_backend_without_an_endpoint_says_which_variable_to_set(monkeypatch):
@@ -131,7 +133,7 @@ def test_unreachable_server_is_recorded_not_raised(task_folder, tmp_path):
     write("flip", flip_task())
     with ChatServer() as server:
         url = server.url
-    backend = OpenAIBackend("m", base_url=url, timeout_s=2)  # the server is gone
+    backend = OpenAIBackend("m", base_url=url, timeout_s=2, retry_wait_s=0.0)  # the server is gone
     summary = synth_cmd.run_synth(list(synth_cmd.load(folder)), backend, tmp_path / "s", 1, 1, 0.0, 16,
                                   progress=False)
     record = json.loads((tmp_path / "s" / "transcripts.jsonl").read_text())

@@ -1,8 +1,10 @@
 """Program synthesis by agents: curate -> generate -> verify -> union -> report.
 
-`curate` writes task chunks (test outputs stripped) and a prompt for coding agents; agents
-or the `synth` loop (a language model through any backend) write programs; `verify` runs
-every program in the sandbox on the demos and then the test inputs and unions the agents.
+`curate` writes task chunks (test outputs stripped), each with a prompt whose check runs
+`verify` on the chunk itself (demos only); agents or the `synth` loop (a language model
+through any backend; `sample` or `evolve` strategy) write programs; once they are done,
+`verify --curated` runs every program in the sandbox on the demos and then the test outputs,
+and unions the agents. `scripted` is a loopback model server for tests and notebook 08.
 Programs travel in the program-file format (`shared.programs`); this module holds code
 extraction from a model's reply.
 """

@@ -3,8 +3,13 @@
 Filters: explicit ids, a maximum grid side, and "unsolved by a solver" (`--unsolved-by dsl`:
 the solver runs first into DIR/<solver>, resumably, and the tasks it solves are dropped). The tasks are
 dealt round-robin by size into one chunk per agent (similar work each), written as
-DIR/tasks_NN.json (task id -> {"train": [...], "test": [{"input": ...}]}), with PROMPT.md
+DIR/tasks_NN.json (task id -> {"train": [...], "test": [{"input": ...}]}), with PROMPT_NN.md
 stating the contract and manifest.json recording the filters and the chunks.
+
+Each chunk carries its own check: the prompt's command verifies against the chunk file, which
+has no test outputs, so an agent learns only what the demos say. Nothing in the folder tells
+an agent to run anything on a set with test outputs; that is the orchestrator's step once
+the agents are done (`python -m shared verify --curated DIR --out RUN`, RUN outside DIR).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 from pathlib import Path
 
 from shared.bench import BenchError
-from shared.tasks import Task, TaskError, TaskSet, load, write_kaggle
+from shared.tasks import NAMED_SETS, Task, TaskError, TaskSet, load, write_kaggle
 
 PROMPT = """\
 # Write one Python program per ARC task
@@ -39,14 +44,20 @@ def solve(grid):
 - A program is accepted only if it reproduces **every** demonstration pair exactly and then
   the hidden test output. Write the general rule, not a lookup of the examples.
 
-Write your answers to `{answers}` as a JSON list, one entry per task you solve:
+Write your answers to `{answers}` (in this folder) as a JSON list, one entry per task you solve:
 
 ```json
 [{{"task_id": "<id>", "code": "import numpy as np\\n\\ndef solve(grid):\\n    ..."}}]
 ```
 
-Check them with `python -m shared verify --tasks {tasks} --programs {answers} --out <DIR>`
-(only the demonstration pairs count while you work; the test outputs are not yours to see).
+Check them, from this folder, with
+
+    {check}
+
+It runs every program in the sandbox on `{chunk}`: the demonstration pairs, and the test
+inputs (only for giving a valid grid; their outputs are not in the file and not yours to see).
+It prints one line per task, "passes every demo (test outputs not available)" or the failing
+pairs: which example, the size expected against the size returned, the first wrong cells.
 """
 
 
@@ -78,19 +89,29 @@ def chunk(tasks: list[Task], n: int) -> list[list[Task]]:
     return [sorted(c, key=lambda t: t.id) for c in chunks]
 
 
+def check_command(chunk_file: str, answers: str, out: str) -> str:
+    """An agent's check: its answers against its own chunk (no test outputs in it)."""
+    return f"python -m shared verify --tasks {chunk_file} --programs {answers} --out {out}"
+
+
 def curate(tasks: list[Task], out_dir: str | os.PathLike, agents: int, tasks_name: str, filters: dict,
            time_limit_s: float = 3.0) -> dict:
-    """Write the chunk files, one prompt per agent and the manifest; returns the manifest."""
+    """Write the chunk files, one prompt per agent and the manifest; returns the manifest.
+    tasks_name: what `verify --curated` loads the test outputs from (a named set, or a path,
+    kept absolute so the orchestrator may run from anywhere); no prompt names it."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     chunks = chunk(tasks, agents)
-    manifest = {"tasks": tasks_name, "filters": filters, "task_ids": sorted(t.id for t in tasks), "chunks": {}}
+    named = tasks_name in NAMED_SETS or not Path(tasks_name).exists()
+    source = tasks_name if named else str(Path(tasks_name).resolve())
+    manifest = {"tasks": source, "filters": filters, "task_ids": sorted(t.id for t in tasks), "chunks": {}}
     for i, c in enumerate(chunks, 1):
-        name, answers = f"tasks_{i:02d}.json", f"programs_{i:02d}.json"
+        name, answers, prompt = f"tasks_{i:02d}.json", f"programs_{i:02d}.json", f"PROMPT_{i:02d}.md"
         write_kaggle(c, out / name)
-        (out / f"PROMPT_{i:02d}.md").write_text(PROMPT.format(chunk=name, answers=answers, tasks=tasks_name,
-                                                              time_limit=time_limit_s))
-        manifest["chunks"][name] = {"task_ids": [t.id for t in c], "answers": answers, "prompt": f"PROMPT_{i:02d}.md"}
+        (out / prompt).write_text(PROMPT.format(chunk=name, answers=answers, time_limit=time_limit_s,
+                                                check=check_command(name, answers, f"check_{i:02d}")))
+        manifest["chunks"][name] = {"task_ids": [t.id for t in c], "answers": answers, "prompt": prompt,
+                                    "check": check_command(name, answers, f"check_{i:02d}")}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest
 
@@ -146,4 +167,6 @@ def main(argv: list[str]) -> int:
     manifest = curate(tasks, args.out, args.agents, args.tasks, filters)
     sizes = ", ".join(str(len(c["task_ids"])) for c in manifest["chunks"].values())
     print(f"curated {len(tasks)} tasks of {args.tasks} into {len(manifest['chunks'])} chunks ({sizes}) in {args.out}")
+    print(f"give each agent one {args.out}/PROMPT_NN.md, working in {args.out}; once all are done, verify "
+          f"on the test outputs: python -m shared verify --curated {args.out} --out <RUN outside it>")
     return 0

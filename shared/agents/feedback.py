@@ -14,6 +14,9 @@ from shared.sandbox import Verdict
 from shared.tasks import Task
 
 MAX_CELLS_LISTED = 8  # differing cells spelled out before the diff grid takes over
+WORDS = {"error": "raised", "timeout": "ran too long", "memory": "ran out of memory",
+         "bad_output": "returned something that is not a grid", "forbidden": "did something not allowed",
+         "crash": "crashed"}
 
 
 def cell_diff(got: np.ndarray, want: np.ndarray) -> str:
@@ -39,10 +42,34 @@ def describe_pair(i: int, outcome, want: np.ndarray) -> str | None:
                     f"{got.shape[0]}x{got.shape[1]}.\nexpected:\n{grid_to_text(want)}\nyour output:\n"
                     f"{grid_to_text(got)}")
         return f"{name}: wrong output. {cell_diff(got, want)}"
-    words = {"error": "raised", "timeout": "ran too long", "memory": "ran out of memory",
-             "bad_output": "returned something that is not a grid", "forbidden": "did something not allowed",
-             "crash": "crashed"}
-    return f"{name}: {words.get(outcome.status, outcome.status)}: {outcome.detail}"
+    return f"{name}: {WORDS.get(outcome.status, outcome.status)}: {outcome.detail}"
+
+
+def failing_pairs(task: Task, verdict: Verdict) -> list[str]:
+    """Each failing demo pair in words (its number, sizes, first wrong cells), then each test
+    input the program could not answer (raised, ran too long, not a grid). Test outputs are
+    never compared here: a test input is only checked for giving some grid."""
+    n = len(task.train)
+    demos = verdict.outcomes[:n]
+    problems = [describe_pair(i, o, p.output) for i, (o, p) in enumerate(zip(demos, task.train, strict=True))]
+    tests = [f"Test input {i + 1}: {WORDS.get(o.status, o.status)}: {o.detail}"
+             for i, o in enumerate(verdict.outcomes[n:]) if o.status not in ("ok", "wrong")]
+    return [p for p in problems if p] + tests
+
+
+def demo_cells(task: Task, verdict: Verdict) -> tuple[int, int]:
+    """(cells right, cells expected) over the demo pairs: partial credit; a pair of the wrong
+    size, or one that raised, gets none of its cells; a forbidden program gets nothing."""
+    total = sum(p.output.size for p in task.train)
+    if verdict.status == "forbidden":
+        return 0, total
+    right = 0
+    for o, p in zip(verdict.outcomes, task.train, strict=False):  # a call that died early has fewer outcomes
+        if o.status == "ok":
+            right += p.output.size
+        elif o.output is not None and o.output.shape == p.output.shape:
+            right += int((o.output == p.output).sum())
+    return right, total
 
 
 def feedback(task: Task, verdict: Verdict | None) -> str:

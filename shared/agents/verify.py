@@ -7,6 +7,12 @@ memory, crash), timeout. A task takes the best status of any program for it (the
 across agents). The run folder has the `shared.runs` layout: results.jsonl, summary.json,
 submission.json (attempts from demo-passing programs, most agreed first; test outputs are
 never used to choose them) and report.html.
+
+Two uses. An agent checks its answers against its curated chunk (`--tasks tasks_NN.json`):
+that set has no test outputs, so the best any task reaches is "passes every demo", and the
+output lists each task's failing pairs. The orchestrator, once the agents are done, verifies
+on the test outputs with `--curated DIR` (the task set comes from DIR's manifest, the
+programs from the answers files the manifest names, which it records as returned).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import time
 from pathlib import Path
 
 from shared import runs
+from shared.agents.feedback import failing_pairs
 from shared.programs import Program, ProgramFileError, read_programs
 from shared.sandbox import DEFAULT_TIME_S, LIBRARIES, SandboxPool, Verdict, task_job
 from shared.scoring import write_submission
@@ -70,7 +77,9 @@ def task_row(task: Task, programs: list[Program], verdicts: list[Verdict]) -> di
     entries = [{"source": p.source, "index": p.index, "status": st, "demos_passed": k, "verdict": v.to_json()}
                for i in order[:TRACE_PROGRAMS] for (st, k), p, v in [scored[i]]]
     trace = {"program": best[1].code if best else "", "source": best[1].source if best else "",
-             "agents": agents, "votes": votes, "n_programs": len(programs), "programs": entries}
+             "agents": agents, "votes": votes, "n_programs": len(programs), "programs": entries,
+             # what the best program gets wrong on the demos (and test inputs it cannot answer)
+             "failing": failing_pairs(task, best[2]) if best else []}
     return runs.result_row(task, "programs", status, attempts, time_s=round(sum(v.seconds for v in verdicts), 4),
                            trace=trace,
                            error=None if best is None or status in ("solved", "passes_demos") else best[2].detail)
@@ -107,6 +116,9 @@ def summarise(rows: list[dict], tasks_name: str, n_programs: int, workers: int, 
     solved = statuses.get("solved", 0)
     submission_correct = sum(bool(r["correct"]) and all(r["correct"]) for r in rows)
     return {"solver": "programs", "tasks": tasks_name, "n_tasks": n, "solved": solved,
+            "passes_demos": solved + statuses.get("passes_demos", 0),
+            # no test output in the set (an agent's own check): "solved" cannot happen, and is not the measure
+            "demos_only": n > 0 and all(r["expected"] is None for r in rows),
             "pass_at_2": round(solved / n, 4) if n else 0.0,
             "submission_pass_at_2": round(submission_correct / n, 4) if n else 0.0,
             "statuses": statuses, "agents": agents, "n_programs": n_programs, "workers": workers,
@@ -151,13 +163,97 @@ def select_tasks(tasks: TaskSet, programs: list[Program], ids: list[str] | None)
     return [by_id[i] for i in wanted], unknown
 
 
+def report_lines(rows: list[dict], summary: dict) -> list[str]:
+    """What `verify` prints. On a set without test outputs (an agent's check): per task, its
+    verdict on the demos and the best program's failing pairs; the closing line counts tasks
+    passing every demo. With test outputs: per agent, then statuses and submission pass@2."""
+    if summary["demos_only"]:
+        lines = []
+        for r in rows:
+            if r["status"] == "passes_demos":
+                verdict = "passes every demo (test outputs not available)"
+            elif r["status"] == "no_program":
+                verdict = "no program"
+            else:
+                best = r["trace"]["programs"][0]
+                verdict = (f"{r['status']}: {best['demos_passed']} of {len(r['task']['train'])} demos right "
+                           f"({Path(best['source']).name} item {best['index']})")
+            lines.append(f"{r['task_id']}: {verdict}")
+            lines += ["    " + line for problem in r["trace"].get("failing", []) for line in problem.splitlines()]
+        lines.append(f"statuses: {summary['statuses']}")
+        lines.append(runs.closing_line(summary, "passes_demos", note="test outputs not available"))
+        return lines
+    lines = [f"  {agent}: solved {a['solved']}/{a['tasks']} (passes demos {a['passes_demos']})"
+             for agent, a in sorted(summary["agents"].items())]
+    lines.append(f"statuses: {summary['statuses']}; submission pass@2 {100 * summary['submission_pass_at_2']:.1f}%")
+    lines.append(runs.closing_line(summary))
+    return lines
+
+
+class CuratedError(ValueError):
+    """A curated folder that cannot be verified: no manifest, or a run folder placed inside it."""
+
+
+def returned_files(folder: Path, manifest: dict) -> dict:
+    """Per chunk's answers file: when it came back (mtime, UTC), its size and program count,
+    or that it did not."""
+    out = {}
+    for chunk in manifest["chunks"].values():
+        f = folder / chunk["answers"]
+        if not f.is_file():
+            out[chunk["answers"]] = {"returned": False}
+            continue
+        st = f.stat()
+        out[chunk["answers"]] = {"returned": True, "size": st.st_size, "programs": len(read_programs(f)),
+                                 "mtime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(st.st_mtime))}
+    return out
+
+
+def verify_curated(folder: str | os.PathLike, out_dir: str | os.PathLike, extra_programs: list = (),
+                   tasks_spec: str | None = None, solutions: str | None = None, workers: int = 2,
+                   time_limit_s: float = DEFAULT_TIME_S, library: str | None = None) -> dict:
+    """The orchestrator's step, once the agents are done: verify the answers files of a curated
+    folder (and `extra_programs`: files or folders) on the task set with its test outputs (the
+    manifest's, unless `tasks_spec`), every curated task reported. The manifest records what
+    came back; the summary too ("returned"). The run folder may not lie inside the curated
+    folder, which agents read."""
+    folder, out = Path(folder).resolve(), Path(out_dir).resolve()
+    if out == folder or folder in out.parents:
+        raise CuratedError(f"{out_dir}: the verified run holds test results; write it outside {folder}, "
+                           "which agents can read")
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise CuratedError(f"{folder}: not a curate output folder (manifest.json: {e})") from None
+    returned = returned_files(folder, manifest)
+    programs = [p for name, r in returned.items() if r["returned"] for p in read_programs(folder / name)]
+    programs += [p for path in extra_programs for p in read_programs(path)]
+    tasks = load(tasks_spec or manifest["tasks"], solutions=solutions or manifest.get("solutions"))
+    chosen, unknown = select_tasks(tasks, programs, manifest["task_ids"])
+    if unknown:
+        print(f"warning: programs for {len(unknown)} task ids not curated: {', '.join(unknown[:10])}",
+              file=sys.stderr)
+    manifest["returned"] = returned
+    manifest["verified_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    tmp = folder / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, folder / "manifest.json")
+    summary = run_verify(chosen, programs, out, workers, time_limit_s, tasks.name, library)
+    summary["returned"] = returned
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared verify", description=__doc__.splitlines()[0])
-    p.add_argument("--tasks", required=True, help="task set with test outputs (arc1/train, a folder, ...)")
+    p.add_argument("--tasks", help="task set: a curated chunk (an agent's check, demos only), or one with test "
+                                   "outputs (arc1/train, a folder, ...); with --curated, the manifest's by default")
     p.add_argument("--solutions", help="Kaggle solutions file for a challenges file")
-    p.add_argument("--programs", required=True, nargs="+",
-                   help="program files or folders of them, or a run folder (its printed programs)")
-    p.add_argument("--curated", help="a curate output folder: report exactly its tasks (skipped ones count)")
+    p.add_argument("--programs", nargs="+", default=[],
+                   help="program files or folders of them, or a run folder (its printed programs); with "
+                        "--curated, added to the answers files the manifest names")
+    p.add_argument("--curated", help="a curate output folder, once its agents are done: verify its answers "
+                                     "files on the test outputs, report exactly its tasks (missing ones count)")
     p.add_argument("--ids", help="comma-separated task ids to report (default: those with programs)")
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     p.add_argument("--time-limit-s", type=float, default=DEFAULT_TIME_S, help="per program run (default 3)")
@@ -165,22 +261,27 @@ def main(argv: list[str]) -> int:
                    help="a library the sandbox preloads for programs to import (dsl: printed DSL programs)")
     p.add_argument("--out", required=True, help="run folder to write")
     args = p.parse_args(argv)
+    if not args.curated and not (args.tasks and args.programs):
+        p.error("give --tasks and --programs, or --curated")
     try:
-        tasks = load(args.tasks, solutions=args.solutions)
-        programs = [prog for path in args.programs for prog in read_programs(path)]
-        ids = args.ids.split(",") if args.ids else None
         if args.curated:
-            ids = json.loads((Path(args.curated) / "manifest.json").read_text())["task_ids"]
-        chosen, unknown = select_tasks(tasks, programs, ids)
-    except (TaskError, ProgramFileError, OSError, KeyError, json.JSONDecodeError) as e:
+            summary = verify_curated(args.curated, args.out, args.programs, args.tasks, args.solutions,
+                                     args.workers, args.time_limit_s, args.library)
+            back = summary["returned"]
+            print(f"answers returned: {sum(r['returned'] for r in back.values())} of {len(back)} files, "
+                  f"{sum(r.get('programs', 0) for r in back.values())} programs"
+                  + "".join(f"; missing {name}" for name, r in back.items() if not r["returned"]))
+        else:
+            tasks = load(args.tasks, solutions=args.solutions)
+            programs = [prog for path in args.programs for prog in read_programs(path)]
+            chosen, unknown = select_tasks(tasks, programs, args.ids.split(",") if args.ids else None)
+            if unknown:
+                print(f"warning: programs for {len(unknown)} task ids not in {args.tasks}: "
+                      f"{', '.join(unknown[:10])}", file=sys.stderr)
+            summary = run_verify(chosen, programs, args.out, args.workers, args.time_limit_s, args.tasks,
+                                 args.library)
+    except (TaskError, ProgramFileError, CuratedError, OSError, KeyError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if unknown:
-        print(f"warning: programs for {len(unknown)} task ids not in {args.tasks}: {', '.join(unknown[:10])}",
-              file=sys.stderr)
-    summary = run_verify(chosen, programs, args.out, args.workers, args.time_limit_s, args.tasks, args.library)
-    for agent, a in sorted(summary["agents"].items()):
-        print(f"  {agent}: solved {a['solved']}/{a['tasks']} (passes demos {a['passes_demos']})")
-    print(f"statuses: {summary['statuses']}; submission pass@2 {100 * summary['submission_pass_at_2']:.1f}%")
-    print(runs.closing_line(summary))
+    print("\n".join(report_lines(runs.read_results(args.out), summary)))
     return 0
