@@ -72,6 +72,7 @@ TINY_EXAMPLE_TOKENS = 1250  # the same with the one-token-per-character tiny tok
 PROMPT_TOKENS = 1500  # a typical ARC prompt: demos and test input
 CPU_TRAIN_TOKENS_S = 750  # the tiny model on one busy CPU core (python -m shared throughput --profile smoke)
 CPU_DECODE_STEP_S = 0.05  # the same: 20 tokens/s
+ARC3_ACTIONS_PER_S = 2000  # ARC-AGI-3 offline toolkit steps: 3,000 (explorer) to 6,000 (random) measured
 LOGIT_BYTES = 14  # per vocabulary entry and token: bf16 logits, the fp32 copy, log-softmax, its gradient
 ACTIVATION_FUDGE = 1.5  # norms, rotary, dropout-free temporaries the element count below leaves out
 CUDA_OVERHEAD_GB = 1.0  # cuBLAS workspaces, kernels, the allocator's first blocks
@@ -306,6 +307,11 @@ def notebook(name: str, profile, **sizes) -> Plan:
         plan.add("before training", gen, f"{n_tasks} problems, up to {tokens} tokens each")
         _train(plan, "fine-tune", steps)
         plan.add("after training", gen, f"{n_tasks} problems")
+    elif name == "09_arc_agi_3":  # each agent plays every game to its action budget
+        games, actions = sizes.get("n_games") or 4, sizes.get("max_actions") or 2000
+        for agent in sizes.get("agents") or ("random", "explorer"):
+            plan.add(f"play {agent}", games * actions / ARC3_ACTIONS_PER_S,
+                     f"{games} games x at most {actions} actions (~{ARC3_ACTIONS_PER_S} actions/s assumed)")
     else:
         raise ValueError(f"no plan for notebook {name!r}")
     return plan

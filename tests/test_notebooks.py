@@ -79,6 +79,7 @@ def test_variants_make_one_notebook_per_value(tmp_path):
 CLOSING = {
     "04_ttt": r"mean seconds per task: without \d+\.\d+, with TTT \d+\.\d+",
     "07_auto_retrain": r"round \d+: \d+ of \d+ training tasks hard; the mix had \d+ examples",
+    "09_arc_agi_3": r"(random: won \d+/\d+ levels|skipped the games: ARC-AGI-3 needs Python >= 3\.12)",
     "08_program_synthesis": r"reports: \S+handwritten_run/report\.html and \S+synth_verified/report\.html",
     "bench_pipeline": r"\{'before': \{'benchmark': '\w+', 'items': [1-9]\d*.*'after': \{",
     "kaggle_submission": r"wrote \S+submission\.json: [1-9]\d* tasks",

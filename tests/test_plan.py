@@ -12,7 +12,7 @@ MARGIN = 0.10  # a tenth of the card left free: other tensors, a longer batch th
 
 def test_there_are_gpu_profiles_and_every_notebook_has_a_plan():
     assert set(GPU_PROFILES) == {"t4", "a100", "h100"}
-    assert "02_sft" in NOTEBOOKS and len(NOTEBOOKS) == 9
+    assert "02_sft" in NOTEBOOKS and len(NOTEBOOKS) == 10
     for name in NOTEBOOKS:
         assert plan.notebook(name, config.profile("smoke")).stages
 
