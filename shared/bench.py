@@ -6,12 +6,14 @@ task recorded as timed out; a worker that dies is recorded as an error. One JSON
 task is appended to DIR/results.jsonl as it finishes, so a killed run resumes where it
 stopped. At the end: submission.json, summary.json, report.html and the closing line
 `solved X/Y tasks (Z%) in T s`. `workers=0` runs in this process (no hard budget).
+`--engine ray` puts the workers on a Ray cluster instead (`shared.ray_engine`), same run folder.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import os
 import resource
@@ -22,14 +24,16 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from shared import runs
+from shared import runs, slots
 from shared.grids import to_list
 from shared.scoring import write_submission
 from shared.solvers import Prediction, Solver, make_solver
+from shared.solvers import available as available_solvers
 from shared.tasks import Task, TaskError, TaskSet, as_grid, load, strip_test_outputs, task_from_json
 
 GRACE_S = 5.0  # a solver gets this long past its budget to return before it is killed
 START_TIMEOUT_S = 600.0  # building a solver (loading a model) may take minutes on Colab
+ENGINES = ("local", "ray")  # where run() solves tasks: a process pool here, or a Ray cluster
 
 
 def _peak_rss_mb() -> float:
@@ -139,23 +143,13 @@ class Runner:
         """Solve tasks on the pool; past `deadline` (a time.monotonic() value) no task starts
         and one in flight is killed and emitted as a timeout; tasks never started emit nothing."""
         pending = list(reversed(tasks))
-
-        def open_() -> bool:
-            return deadline is None or time.monotonic() < deadline
-
-        if not open_():
+        if not slots.is_open(deadline):
             return
         for s in self.slots:
             self._start(s)
-        while (pending and open_()) or any(s.task is not None for s in self.slots):
-            # hand work to idle ready workers
-            for s in self.slots:
-                if s.ready and s.task is None and pending and open_():
-                    s.task = pending.pop()
-                    s.started = time.monotonic()
-                    # near the deadline a solver is told the time left, so it can answer before the kill
-                    s.budget_s = budget_s if deadline is None else max(0.0, min(budget_s, deadline - s.started))
-                    s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, s.budget_s))
+        while (pending and slots.is_open(deadline)) or any(s.task is not None for s in self.slots):
+            for s in slots.assign(self.slots, pending, budget_s, deadline):  # idle ready workers take work
+                s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, s.budget_s))
             conns = {s.conn: s for s in self.slots if s.proc is not None}
             for conn in wait(list(conns), timeout=0.2):
                 s = conns[conn]
@@ -181,21 +175,10 @@ class Runner:
                 s.peak_rss_mb = max(s.peak_rss_mb, msg.get("peak_rss_mb") or 0.0)
                 task, s.task = s.task, None
                 emit(task, s.index, msg)
+            slots.stop_overdue(self.slots, deadline, GRACE_S, emit, self._kill, self._start)
             now = time.monotonic()
             for s in self.slots:
-                if s.task is not None and deadline is not None and now >= deadline:
-                    emit(s.task, s.index, {"status": "timeout", "time_s": round(now - s.started, 3),
-                                           "error": "the run's deadline passed: worker killed",
-                                           "peak_rss_mb": s.peak_rss_mb or None})
-                    self._kill(s)  # not restarted: no task starts after the deadline
-                    s.task = None
-                elif s.task is not None and now - s.started > s.budget_s + GRACE_S:
-                    emit(s.task, s.index, {"status": "timeout", "time_s": round(now - s.started, 3),
-                                           "error": f"over budget ({s.budget_s:g} s): worker killed",
-                                           "peak_rss_mb": s.peak_rss_mb or None})
-                    self._kill(s)
-                    self._start(s)
-                elif not s.ready and s.proc is not None and now - s.started > START_TIMEOUT_S:
+                if not s.ready and s.proc is not None and now - s.started > START_TIMEOUT_S:
                     raise BenchError(f"solver {self.solver_name!r} did not start within {START_TIMEOUT_S:g} s")
 
     def peak_rss_per_worker(self) -> list[float]:
@@ -205,18 +188,22 @@ class Runner:
 def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | Solver = "identity",
         budget_s: float = 30.0, workers: int = 1, options: dict | None = None,
         max_mem_gb: float | None = None, progress: bool = True, tasks_name: str | None = None,
-        deadline: float | None = None) -> dict:
+        deadline: float | None = None, engine: str = "local", address: str | None = None) -> dict:
     """Solve every task not already in out_dir/results.jsonl; write the run folder; return
     the summary. `solver` is a registered name, or a built solver object (runs in-process).
 
     `deadline` is a `time.monotonic()` value (a notebook's start plus its platform's limit, so
     one clock serves every call): past it no task starts and one in flight is stopped (its
     worker killed, a timeout row; in-process its budget is cut to the time left). Tasks never
-    started get no row, so a rerun resumes them; submission.json still answers every task."""
+    started get no row, so a rerun resumes them; submission.json still answers every task.
+
+    `engine`: "local" (a process pool here) or "ray" (`shared.ray_engine`: actors on the Ray
+    cluster at `address`, or on a private Ray here when None); both write the same run folder."""
     from tqdm.auto import tqdm
 
     from shared.report import write_report
 
+    _check_engine(engine, address, solver, workers)
     options = options or {}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -242,14 +229,19 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
     bar = tqdm(total=len(tasks), initial=len(done), desc=f"{solver_name}", unit="task", disable=not progress,
                file=sys.stderr, dynamic_ncols=True)
     solved = [sum(r["status"] == "solved" for r in done.values())]
+    answered = [sum(any(r["attempts"]) for r in done.values())]  # what an unscored set's bar counts
     with open(out / runs.RESULTS, "a") as f:
         def emit(task: Task, worker: int, res: dict) -> None:
             row = _result_row(task, solver_name, worker, res)
             runs.append(f, row)
             done[task.id] = row
             solved[0] += row["status"] == "solved"
+            answered[0] += any(row["attempts"])
             bar.update(1)
-            bar.set_postfix(solved=solved[0])
+            if task.has_solutions():
+                bar.set_postfix(solved=solved[0])
+            else:  # no test outputs: nothing can be solved, so say how many tasks got an answer
+                bar.set_postfix(answered=answered[0])
 
         if not isinstance(solver, str) or workers == 0:
             built = make_solver(solver, **options) if isinstance(solver, str) else solver
@@ -260,7 +252,8 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
                 emit(t, 0, solve_one(built, strip_test_outputs(t), min(budget_s, left)))
             peaks = [round(_peak_rss_mb(), 1)]
         else:
-            runner = Runner(solver_name, options, max(1, min(workers, len(todo) or 1)), max_mem_gb)
+            runner = _make_runner(engine, address, solver_name, options, max(1, min(workers, len(todo) or 1)),
+                                  max_mem_gb)
             try:
                 if todo:
                     runner.run(todo, budget_s, emit, deadline)
@@ -281,6 +274,31 @@ def run(tasks: TaskSet | list[Task], out_dir: str | os.PathLike, solver: str | S
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     write_report(out)
     return summary
+
+
+def _check_engine(engine: str, address: str | None, solver: str | Solver, workers: int) -> None:
+    """Refuse an engine that cannot run before anything is written (Ray missing included)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    if engine == "local":
+        if address is not None:
+            raise ValueError("an address is for --engine ray; the local engine runs on this machine")
+        return
+    if not isinstance(solver, str) or workers < 1:
+        raise ValueError("--engine ray runs a registered solver (a name, not an object) on 1 or more --workers")
+    from shared import ray_engine  # an optional extra: imported only when asked for
+
+    ray_engine.require_ray(BenchError, private=address is None)
+
+
+def _make_runner(engine: str, address: str | None, solver_name: str, options: dict, workers: int,
+                 max_mem_gb: float | None):
+    if engine == "local":
+        return Runner(solver_name, options, workers, max_mem_gb)
+    from shared import ray_engine
+
+    return ray_engine.RayRunner(solver_name, options, workers, max_mem_gb, address=address, solve_task=solve_one,
+                                grace_s=GRACE_S, start_timeout_s=START_TIMEOUT_S, error=BenchError)
 
 
 def summarise(rows: list[dict], solver: str, tasks_name: str, budget_s: float, workers: int,
@@ -330,14 +348,31 @@ def main(argv: list[str]) -> int:
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)),
                    help="worker processes (default: 2 or the cores there are; 0 = in this process)")
     p.add_argument("--max-mem-gb", type=float, help="address-space limit per worker (GB)")
+    p.add_argument("--engine", choices=ENGINES, default="local",
+                   help="local: worker processes here (default); ray: Ray actors (pip install 'arc-suite[ray]')")
+    p.add_argument("--address", help="with --engine ray: the cluster to join (auto, HOST:6379 of `ray start "
+                                     "--head`, ray://HOST:10001); default: a private Ray on this machine")
     p.add_argument("--deadline-s", type=float, help="stop solving this many seconds from now; tasks not started "
                                                     "are left for a rerun, submission.json still answers all")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="solver option, JSON value (e.g. --option model=tiny --option max_new_tokens=64)")
     p.add_argument("--lenient", action="store_true", help="skip malformed tasks (listed) instead of stopping")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--out", required=True, help="run folder (resumed if it exists)")
     args = p.parse_args(argv)
+    # checked before anything is read or written, so a bad value leaves no run folder behind
+    for flag, value in (("--budget-s", args.budget_s), ("--max-mem-gb", args.max_mem_gb)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            p.error(f"{flag} must be a number > 0, got {value:g}")
+    # 0 is a deadline already passed: nothing is solved, submission.json still answers every task
+    if args.deadline_s is not None and not (math.isfinite(args.deadline_s) and args.deadline_s >= 0):
+        p.error(f"--deadline-s must be a number >= 0, got {args.deadline_s:g}")
+    if args.workers < 0:
+        p.error(f"--workers must be >= 0 (0: in this process), got {args.workers}")
+    if args.limit is not None and args.limit < 1:
+        p.error(f"--limit must be >= 1, got {args.limit}")
+    if ":" not in args.solver and args.solver not in available_solvers():
+        p.error(f"--solver {args.solver!r}: no such solver; available: {', '.join(available_solvers())}")
     options = {}
     for item in args.option:
         key, sep, value = item.partition("=")
@@ -366,9 +401,14 @@ def main(argv: list[str]) -> int:
     deadline = None if args.deadline_s is None else time.monotonic() + args.deadline_s
     try:
         summary = run(tasks, args.out, args.solver, args.budget_s, args.workers, options, args.max_mem_gb,
-                      progress=not args.no_progress, tasks_name=args.tasks, deadline=deadline)
+                      progress=not args.no_progress, tasks_name=args.tasks, deadline=deadline,
+                      engine=args.engine, address=args.address)
     except (BenchError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # workers are stopped by then; every finished row is on disk
+        print(f"interrupted: finished tasks are kept in {args.out}; run the same command to resume",
+              file=sys.stderr)
+        return 130
     print(runs.closing_line(summary))
     return 0

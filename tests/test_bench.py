@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import bench, runs
+from shared import bench, runs, slots
 from shared.scoring import read_submission, validate_submission
 from shared.solvers import Prediction
 from shared.tasks import load
@@ -143,7 +143,9 @@ class FakeClock:
 
 
 def use_clock(monkeypatch, clock: FakeClock) -> None:
-    monkeypatch.setattr(bench, "time", types.SimpleNamespace(monotonic=clock.monotonic, perf_counter=time.perf_counter))
+    fake = types.SimpleNamespace(monotonic=clock.monotonic, perf_counter=time.perf_counter)
+    for module in (bench, slots):  # the runner, and the scheduling it shares with the Ray engine
+        monkeypatch.setattr(module, "time", fake)
 
 
 class MarkThenSleep:
