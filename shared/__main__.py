@@ -16,6 +16,7 @@ COMMANDS = {
     "smoke": ("shared.smoke", "run every notebook under papermill with PROFILE='smoke'"),
     "report": ("shared.report", "rewrite report.html for a run folder"),
     "serve": ("shared.web", "serve the solve-by-hand and run-browser page on 127.0.0.1"),
+    "human-report": ("shared.human", "a person's results from the page: solved within 2 and 3 attempts, time"),
     "curate": ("shared.agents.curate", "chunk tasks (test outputs stripped) into files for coding agents"),
     "verify": ("shared.agents.verify", "verify agents' solve() programs in the sandbox; union and report"),
     "synth": ("shared.agents.synth", "program synthesis with a language model: sample, verify, revise"),
@@ -23,12 +24,17 @@ COMMANDS = {
     "throughput": ("shared.train.throughput", "training and generation tokens/s of a profile's model"),
     "gpu-check": ("shared.gpu_check", "the CUDA path end to end: dtype, training, 4-bit, TTT (no hub)"),
     "dsl-bench": ("shared.solvers.dsl.bench", "states per second of the DSL search, time to exhaust depths 2 and 3"),
+    "play": ("shared.arc3.harness", "play an agent over ARC-AGI-3 games offline (Python >= 3.12, arc-agi, arcengine)"),
 }
 
 
 def usage() -> str:
-    lines = ["usage: python -m shared <command> [args]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    width = max(map(len, COMMANDS))
+    lines = ["usage: python -m shared <command> [args]",
+             "   or: arc-suite <command> [args]   (the same, as the console command `pip install` puts on PATH)",
+             "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "python -m shared <command> --help: that command's arguments"]
     return "\n".join(lines)
 
 

@@ -141,7 +141,7 @@ def plot_accuracy(results: dict[str, float], title: str = "pass@2"):
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared report", description="Rewrite report.html of a run folder.")
-    p.add_argument("run_dir")
+    p.add_argument("run_dir", help="a run folder (results.jsonl); report.html is rewritten there")
     args = p.parse_args(argv)
     if not (Path(args.run_dir) / runs.RESULTS).exists():
         print(f"error: {args.run_dir}: no {runs.RESULTS} (not a run folder)")

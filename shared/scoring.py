@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,12 +178,15 @@ def main(argv: list[str]) -> int:
     try:
         tasks: TaskSet = load(args.tasks, solutions=args.solutions)
         sub = read_submission(args.submission)
-    except TaskError as e:
-        print(f"error: {e}")
+        s = score_submission(sub, tasks)
+    except TaskError as e:  # errors and warnings go to stderr: stdout holds only the score
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    for problem in validate_submission(sub, tasks)[:20]:
-        print(f"warning: {problem}")
-    s = score_submission(sub, tasks)
+    problems = validate_submission(sub, tasks)
+    for problem in problems[:20]:
+        print(f"warning: {problem}", file=sys.stderr)
+    if len(problems) > 20:
+        print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
     print(f"{s.line()}; test outputs {s.tests_correct}/{s.tests_total}")
     return 0
 

@@ -124,7 +124,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--max-size", type=int, help="drop tasks with any grid side above this")
     p.add_argument("--unsolved-by", metavar="SOLVER", help="drop tasks this solver solves (e.g. dsl)")
     p.add_argument("--solver-budget-s", type=float, default=10.0, help="its budget per task (default 10)")
-    p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)),
+                   help="sandbox workers for --unsolved-by checks (default: 2 or the cores there are)")
     p.add_argument("--agents", type=int, default=1, help="number of chunks, one per agent (default 1)")
     p.add_argument("--out", required=True, help="folder for the chunks, prompts and manifest")
     args = p.parse_args(argv)

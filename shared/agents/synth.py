@@ -290,7 +290,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--curated", help="a curate output folder: its tasks, read from its chunk files unless "
                                      "--tasks is given")
     p.add_argument("--limit", type=int, help="only the first N tasks")
-    p.add_argument("--backend", choices=BACKENDS, default="transformers")
+    p.add_argument("--backend", choices=BACKENDS, default="transformers",
+                   help="transformers (a local model) or openai (any OpenAI-compatible endpoint)")
     p.add_argument("--model", default="tiny", help="tiny, a hub id or folder (transformers); the served model "
                                                    "name (openai)")
     p.add_argument("--base-url", help="openai backend: endpoint (default: ARC_LLM_BASE_URL / OPENAI_BASE_URL)")
@@ -312,12 +313,12 @@ def main(argv: list[str]) -> int:
                    help="program files or folders whose programs are offered as examples")
     p.add_argument("--examples", type=int, default=EXAMPLES_SHOWN,
                    help=f"library programs shown per prompt (default {EXAMPLES_SHOWN}; 0: none)")
-    p.add_argument("--temperature", type=float)
-    p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--temperature", type=float, help="sampling temperature (default: the profile's)")
+    p.add_argument("--max-new-tokens", type=int, help="longest reply in tokens (default: the profile's)")
     p.add_argument("--time-limit-s", type=float, default=DEFAULT_TIME_S, help="sandbox limit per program run")
     p.add_argument("--workers", type=int, default=1, help="sandbox workers (default 1)")
     p.add_argument("--answers", help="also write the programs to this file (a curated chunk's answers file)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True, help="run folder (resumed if it exists)")
     args = p.parse_args(argv)
     if not args.tasks and not args.curated:

@@ -255,7 +255,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--curated", help="a curate output folder, once its agents are done: verify its answers "
                                      "files on the test outputs, report exactly its tasks (missing ones count)")
     p.add_argument("--ids", help="comma-separated task ids to report (default: those with programs)")
-    p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)),
+                   help="sandbox workers (default: 2 or the cores there are)")
     p.add_argument("--time-limit-s", type=float, default=DEFAULT_TIME_S, help="per program run (default 3)")
     p.add_argument("--library", choices=sorted(LIBRARIES),
                    help="a library the sandbox preloads for programs to import (dsl: printed DSL programs)")

@@ -235,13 +235,13 @@ def replay(games_dir: str | Path, game_id: str, actions: list[str | Action]) -> 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m shared play", description=__doc__.splitlines()[0])
-    p.add_argument("--agent", required=True, choices=AGENTS)
+    p.add_argument("--agent", required=True, choices=AGENTS, help="who plays: " + ", ".join(AGENTS))
     p.add_argument("--games", default=str(GAMES_DIR), help="folder of games (default: the project's own)")
     p.add_argument("--out", required=True, help="run folder (a rerun skips the games already in it)")
     p.add_argument("--max-actions", type=int, default=MAX_ACTIONS, help="actions per game, RESETs included")
     p.add_argument("--max-seconds", type=float, default=MAX_SECONDS, help="wall time per game")
     p.add_argument("--only", default="", help="comma-separated game ids")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the agent's random seed (default 0)")
     p.add_argument("--model", default="", help="llm: the model name the endpoint serves")
     p.add_argument("--base-url", default=None, help="llm: OpenAI-compatible base URL (else ARC_LLM_BASE_URL)")
     args = p.parse_args(argv)

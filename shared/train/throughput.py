@@ -74,12 +74,14 @@ def measure(profile_name: str = "smoke", model_name: str | None = None, n_tasks:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m shared.train.throughput", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m shared throughput", description=__doc__.splitlines()[0])
     p.add_argument("--profile", default="smoke", help="smoke | cpu | t4 | a100 | h100 | auto (default smoke)")
     p.add_argument("--model", help="override the profile's model (tiny, a hub id or a folder)")
     p.add_argument("--tasks", type=int, default=4, help="clean training tasks to draw examples from (default 4)")
     p.add_argument("--steps", type=int, default=0, help="training steps (default: the profile's, at most 20)")
     args = p.parse_args(argv)
+    if args.tasks < 1 or args.steps < 0:
+        p.error(f"--tasks must be >= 1 and --steps >= 0, got --tasks {args.tasks} --steps {args.steps}")
     r = measure(args.profile, args.model, args.tasks, args.steps)
     g = r["generate"]
     print(f"profile {r['profile']}, model {r['model']} on {r['device']}")

@@ -1,9 +1,11 @@
 """The web page: solve ARC tasks by hand, and browse a run folder of `python -m shared solve`.
 
 The page is static (static/index.html, app.js, style.css: no build step, no CDN). `serve`
-runs it on 127.0.0.1 with the run folder's files under /run/ (read-only, nothing outside
-it); `page_html` inlines the page with a run or a task embedded, and `show_run` /
-`show_task` wrap that in an iframe for Jupyter and Colab, which needs no server.
+runs it on 127.0.0.1 for one folder: its files under /run/ (read-only, nothing outside it;
+a run when it holds results.jsonl), the task picker's sets and a person's submits under /api/
+(see `api`: tasks go out without test outputs, answers are checked here and appended to the
+folder's human.jsonl). `page_html` inlines the page with a run or a task embedded, and
+`show_run` / `show_task` wrap that in an iframe for Jupyter and Colab, which needs no server.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import threading
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
-from shared import runs
+from shared import human, runs
+from shared.web import api
 
 STATIC_DIR = Path(__file__).parent / "static"
 STATIC_FILES = ("index.html", "app.js", "style.css")
@@ -31,11 +34,53 @@ DATA_MARK = "<!-- embedded data -->"
 
 
 class PageHandler(SimpleHTTPRequestHandler):
-    """GET/HEAD for the page's static files and the files inside one run folder; nothing else."""
+    """GET/HEAD for the page's static files and the files inside the served folder, GET/POST for
+    the /api/ routes; nothing else."""
 
     server_version = "arc-suite"
-    run_dir: Path | None = None  # set per server by make_server
+    run_dir: Path | None = None  # set per server by make_server: the served folder
+    catalog: api.TaskCatalog | None = None
     quiet = True
+
+    def _results_file(self) -> Path | None:
+        return self.run_dir / human.HUMAN_FILE if self.run_dir is not None else None
+
+    def _send_json(self, status: HTTPStatus, value: dict) -> None:
+        body = json.dumps(value, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        if not url.path.startswith("/api/"):
+            return super().do_GET()
+        try:
+            self._send_json(HTTPStatus.OK, api.get(self.catalog, self._results_file(), url.path, parse_qs(url.query)))
+        except api.ApiError as e:
+            self._send_json(e.status, {"error": str(e)})
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        if not url.path.startswith("/api/"):
+            return self.send_error(HTTPStatus.METHOD_NOT_ALLOWED, "read-only")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            if not 0 < length <= api.MAX_BODY:
+                raise api.ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length else HTTPStatus.BAD_REQUEST,
+                                   f"{url.path}: expected a JSON body of at most {api.MAX_BODY} bytes")
+            try:
+                body = json.loads(self.rfile.read(length))
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise api.ApiError(HTTPStatus.BAD_REQUEST, f"{url.path}: not JSON: {e}") from None
+            self._send_json(HTTPStatus.OK, api.post(self.catalog, self._results_file(), url.path, body))
+        except api.ApiError as e:
+            self._send_json(e.status, {"error": str(e)})
+        except (runs.RunFileError, OSError) as e:  # the results file cannot take the row: say so, keep serving
+            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"submit not recorded: {e}"})
 
     def send_head(self):
         path = unquote(urlsplit(self.path).path)
@@ -81,20 +126,27 @@ class PageHandler(SimpleHTTPRequestHandler):
             return None
         return target
 
-    def do_POST(self):
+    def do_PUT(self):
         self.send_error(HTTPStatus.METHOD_NOT_ALLOWED, "read-only")
 
-    do_PUT = do_DELETE = do_PATCH = do_POST
+    do_DELETE = do_PATCH = do_PUT
 
     def log_message(self, format, *args):
         if not self.quiet:
             super().log_message(format, *args)
 
 
-def make_server(run_dir: str | Path | None = None, port: int = 0, quiet: bool = True) -> ThreadingHTTPServer:
-    """A server on 127.0.0.1 (port 0: any free port); call serve_forever() or use serve_in_thread."""
+def make_server(run_dir: str | Path | None = None, port: int = 0, quiet: bool = True,
+                tasks: list[str] | None = None, solutions: str | None = None) -> ThreadingHTTPServer:
+    """A server on 127.0.0.1 (port 0: any free port); call serve_forever() or use serve_in_thread.
+
+    run_dir: the served folder (a run's files, and human.jsonl, which submits are appended to;
+    None: submits are checked but kept nowhere). tasks: sets the picker offers beside the
+    installed ones (folders, task files, Kaggle challenges files); solutions: a Kaggle
+    solutions file for the one challenges file in `tasks`."""
     run = Path(run_dir) if run_dir is not None else None
-    handler = type("RunPageHandler", (PageHandler,), {"run_dir": run, "quiet": quiet})
+    handler = type("RunPageHandler", (PageHandler,), {"run_dir": run, "quiet": quiet,
+                                                       "catalog": api.TaskCatalog(tasks, solutions)})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     return server
@@ -105,9 +157,10 @@ def server_url(server: ThreadingHTTPServer) -> str:
     return f"http://{host}:{port}/"
 
 
-def serve_in_thread(run_dir: str | Path | None = None, port: int = 0) -> ThreadingHTTPServer:
+def serve_in_thread(run_dir: str | Path | None = None, port: int = 0, tasks: list[str] | None = None,
+                    solutions: str | None = None) -> ThreadingHTTPServer:
     """Start a server in a daemon thread and return it; stop it with server.shutdown()."""
-    server = make_server(run_dir, port)
+    server = make_server(run_dir, port, tasks=tasks, solutions=solutions)
     threading.Thread(target=server.serve_forever, name="arc-web", daemon=True).start()
     return server
 
@@ -173,24 +226,55 @@ def show_task(task, height: int = 800):
     return _iframe(page_html(task=task), height)
 
 
+DEFAULT_FOLDER = Path("outputs") / "human"  # where a person's submits go when serve is given no folder
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m shared serve",
                                      description="Serve the solve-by-hand and run-browser page on 127.0.0.1.")
-    parser.add_argument("run_dir", nargs="?", help="a run folder of `python -m shared solve` (results.jsonl)")
+    parser.add_argument("folder", nargs="?",
+                        help="the folder to serve: a run folder of `python -m shared solve` opens in the run view; "
+                             f"submits are appended to its {human.HUMAN_FILE} (default: {DEFAULT_FOLDER}, created)")
+    parser.add_argument("--tasks", action="append", default=[], metavar="SPEC",
+                        help="a folder of task JSON, a task file or a Kaggle challenges file for the task picker, "
+                             "beside the installed arc1/arc2 sets (repeatable)")
+    parser.add_argument("--solutions", help="Kaggle solutions file for the one challenges file given to --tasks")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")
     parser.add_argument("--open", action="store_true", help="also open the page in a web browser")
     parser.add_argument("--log", action="store_true", help="log each request to stderr")
     args = parser.parse_args(argv)
-    if args.run_dir is not None and not (Path(args.run_dir) / runs.RESULTS).is_file():
-        print(f"{args.run_dir}: not a run folder (no {runs.RESULTS})", file=sys.stderr)
-        return 2
+    if args.folder is not None and not Path(args.folder).is_dir():
+        parser.error(f"{args.folder}: no such folder")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0-65535, got {args.port}")
+    if args.solutions is not None and len(args.tasks) != 1:
+        parser.error("--solutions goes with exactly one --tasks (its challenges file)")
+    for spec in args.tasks:
+        if not Path(spec).exists():
+            parser.error(f"--tasks {spec}: no such folder or file (arc1/arc2 sets are offered anyway)")
+    if args.solutions is not None and not Path(args.solutions).is_file():
+        parser.error(f"--solutions {args.solutions}: no such file")
+    folder = Path(args.folder) if args.folder is not None else DEFAULT_FOLDER
     try:
-        server = make_server(args.run_dir, args.port, quiet=not args.log)
+        folder.mkdir(parents=True, exist_ok=True)
+        server = make_server(folder, args.port, quiet=not args.log, tasks=args.tasks, solutions=args.solutions)
     except OSError as e:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {e.strerror}", file=sys.stderr)
+        print(f"cannot serve {folder} on 127.0.0.1:{args.port}: {e.strerror}", file=sys.stderr)
         return 1
+    for spec in args.tasks:  # read now, so a bad file is named here and not on the page later
+        catalog = server.RequestHandlerClass.catalog
+        try:
+            catalog.tasks(spec)
+        except api.ApiError as e:
+            server.server_close()
+            print(f"error: --tasks {spec}: {e}", file=sys.stderr)
+            return 2
+        for problem in catalog.skipped[spec]:
+            print(f"skipped: {problem}", file=sys.stderr)
     url = server_url(server)
-    print(f"serving {url}" + (f" (run: {args.run_dir})" if args.run_dir else ""), flush=True)
+    is_run = (folder / runs.RESULTS).is_file()
+    print(f"serving {url} ({'run' if is_run else 'folder'}: {folder}; submits go to {folder / human.HUMAN_FILE})",
+          flush=True)
     if args.open:
         import webbrowser
 

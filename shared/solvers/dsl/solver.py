@@ -166,6 +166,7 @@ class DslSolver:
         trace.update({
             "program": to_source(best[0].node) if best else "",
             "programs": [to_source(c.node) for c in best],
+            "kinds": [c.kind for c in best],  # of every attempt, as "kind" is of the first
             "kind": best[0].kind if best else "none",
             "depth": best[0].node.size() if best else 0,
             "demos_explained": best[0].explained if best else 0,

@@ -1,7 +1,8 @@
 // The ARC page: solve a task by hand, or browse a run folder of `python -m shared solve`.
-// Plain DOM, no framework. Data comes from a file the user picks or drops, from the server
-// (run/results.jsonl, run/summary.json) or from window.ARC_RUN / window.ARC_TASK, which
-// page_html embeds for notebooks.
+// Plain DOM, no framework. Tasks come from the server's picker (api/: sets, one task without
+// its test outputs, submits checked and kept there), from a file the user picks or drops, or
+// from window.ARC_TASK; a run from the server (run/results.jsonl, run/summary.json), from
+// picked files or from window.ARC_RUN, which page_html embeds for notebooks.
 "use strict";
 
 const MAX_SIDE = 30;
@@ -9,9 +10,13 @@ const STATUS_LABELS = { solved: "solved", unsolved: "unsolved", timeout: "timed 
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  // solve view
-  task: null, taskId: "", expected: [], testIndex: 0, output: null, attempts: [],
+  // solve view: per test input an output grid, its undo and redo stacks and its attempts
+  task: null, taskId: "", taskSet: "", serverChecks: false, expected: [], testIndex: 0,
+  outputs: [], undo: [], redo: [], attempts: [], edits: 0, openedAt: 0, stroke: null,
   colour: 1, tool: "edit", selection: null, clipboard: null, dragging: false,
+  get output() { return this.outputs[this.testIndex]; },
+  // task picker: name -> {ids, tasks}; the server's own sets; the address of the open task
+  sets: new Map(), server: false, serverSets: [], hash: "",
   // run view
   run: null, currentId: null,
 };
@@ -52,11 +57,13 @@ function cellSize(grid, box) {
 }
 
 // A grid as DOM cells (div.cell.cN with data-r, data-c); `wrong` marks cells (a 2-d bool mask).
-function renderGrid(grid, { name = "", box = 160, wrong = null } = {}) {
+// `label` names the grid in the hover line of the solve view.
+function renderGrid(grid, { name = "", box = 160, wrong = null, label = "" } = {}) {
   const node = document.createElement("div");
   const size = cellSize(grid, box);
   node.className = "grid";
   if (name) node.dataset.grid = name;
+  if (label || name) node.dataset.label = label || name;
   node.dataset.size = sizeText(grid);
   node.style.gridTemplateColumns = `repeat(${grid[0].length}, ${size}px)`;
   node.style.gridAutoRows = `${size}px`;
@@ -87,12 +94,12 @@ function renderPairs(pairs, box = 140) {
   holder.className = "pairs";
   pairs.forEach((pair, i) => {
     const node = el("div", "", "pair");
-    node.appendChild(figure(pair.input, `demo ${i + 1} input ${sizeText(pair.input)}`, { box }));
+    node.appendChild(figure(pair.input, `demo ${i + 1} input ${sizeText(pair.input)}`, { box, label: `demo ${i + 1} input` }));
     const arrow = document.createElement("span");
     arrow.className = "arrow";
     arrow.textContent = "→";
     node.appendChild(arrow);
-    node.appendChild(figure(pair.output, `output ${sizeText(pair.output)}`, { box }));
+    node.appendChild(figure(pair.output, `output ${sizeText(pair.output)}`, { box, label: `demo ${i + 1} output` }));
     holder.appendChild(node);
   });
   return holder;
@@ -139,8 +146,10 @@ function taskProblem(task) {
   return "";
 }
 
-// Load a task into the solve view; `expected` lists the known test outputs (null: unknown).
-function loadTask(task, id, expected = null) {
+// Load a task into the solve view. `set` names where it came from: a set the server checks
+// answers for (its payload has no test outputs), or "" / a local set, checked here against
+// `expected` (the known test outputs; null: unknown).
+function loadTask(task, id, expected = null, set = "") {
   const problem = taskProblem(task);
   if (problem) {
     say(`${id}: ${problem}`, true);
@@ -148,25 +157,37 @@ function loadTask(task, id, expected = null) {
   }
   state.task = task;
   state.taskId = id;
+  state.taskSet = set;
+  state.serverChecks = state.serverSets.includes(set);
   state.expected = task.test.map((pair, i) => (expected && expected[i]) || pair.output || null);
   state.attempts = task.test.map(() => 0);
+  state.outputs = task.test.map(() => makeGrid(3, 3));
+  state.undo = task.test.map(() => []);
+  state.redo = task.test.map(() => []);
+  state.edits = 0;
+  state.openedAt = performance.now();
   $("task-name").textContent = id;
   $("solve-empty").hidden = true;
   $("solve-body").hidden = false;
-  const demos = $("demos");
-  demos.replaceChildren(...renderPairs(task.train).childNodes);
+  $("demos").replaceChildren(...renderPairs(task.train).childNodes);
   showTest(0);
-  say(`loaded task ${id}`);
+  updateTaskButtons();
+  say(`loaded task ${set ? `${set}/` : ""}${id}`);
   return true;
 }
 
+// Each test input keeps its own output, history and attempts while the task is open.
 function showTest(index) {
   state.testIndex = index;
   state.selection = null;
   const n = state.task.test.length;
   $("test-index").textContent = `${index + 1} of ${n}`;
+  $("input-size").textContent = sizeText(testInput());
+  $("prev-test").disabled = index <= 0;
   $("next-test").disabled = index + 1 >= n;
-  setOutput(makeGrid(3, 3));
+  $("hover").textContent = "\u00a0";
+  $("size").value = sizeText(state.output);
+  renderWorkbench();
   setVerdict("", "");
 }
 
@@ -174,19 +195,47 @@ function testInput() {
   return state.task.test[state.testIndex].input;
 }
 
-function setOutput(grid) {
-  state.output = grid;
-  if (state.selection && state.selection.grid === "output") state.selection = null;
-  $("size").value = sizeText(grid);
+// Every change to the output goes through here: the grid before it goes on the undo stack.
+function changeOutput(grid) {
+  if (sameGrid(grid, state.output)) return;
+  pushHistory(state.output);
+  state.outputs[state.testIndex] = grid;
+  showOutput();
+}
+
+function pushHistory(before) {
+  state.undo[state.testIndex].push(copyGrid(before));
+  state.redo[state.testIndex] = [];
+  state.edits += 1;
+}
+
+function showOutput() {
+  if (state.selection && state.selection.grid === "output") {
+    const b = selectionBounds(state.selection);
+    if (b.bottom >= state.output.length || b.right >= state.output[0].length) state.selection = null;
+  }
+  $("size").value = sizeText(state.output);
   renderWorkbench();
 }
 
+function undo(steps = "undo") {
+  const from = state[steps][state.testIndex];
+  const to = state[steps === "undo" ? "redo" : "undo"][state.testIndex];
+  if (!from.length) return say(`nothing to ${steps}`);
+  to.push(copyGrid(state.output));
+  state.outputs[state.testIndex] = from.pop();
+  state.edits += 1;
+  showOutput();
+}
+
 function renderWorkbench() {
-  $("test-input").replaceChildren(renderGrid(testInput(), { name: "input", box: 360 }));
+  $("test-input").replaceChildren(renderGrid(testInput(), { name: "input", box: 360, label: "test input" }));
   const editor = renderGrid(state.output, { name: "output", box: 360 });
   editor.classList.add("editable");
   $("output-editor").replaceChildren(editor);
   paintSelection();
+  $("undo").disabled = !state.undo[state.testIndex].length;
+  $("redo").disabled = !state.redo[state.testIndex].length;
 }
 
 function setVerdict(text, cls) {
@@ -231,11 +280,21 @@ function floodFill(grid, r, c, colour) {
   }
 }
 
+// Painting during a drag edits the grid in place; the stroke is one step of the history.
 function setCellColour(r, c) {
   if (state.output[r][c] === state.colour) return;
+  if (!state.stroke) state.stroke = copyGrid(state.output);
   state.output[r][c] = state.colour;
   const cell = $("output-editor").querySelector(`.cell[data-r="${r}"][data-c="${c}"]`);
   cell.className = `cell c${state.colour}`;
+}
+
+function endStroke() {
+  state.dragging = false;
+  if (!state.stroke) return;
+  pushHistory(state.stroke);
+  state.stroke = null;
+  renderWorkbench();
 }
 
 function cellTarget(event) {
@@ -257,8 +316,9 @@ function onGridMouseDown(event) {
     state.dragging = true;
     setCellColour(at.r, at.c);
   } else if (at.grid === "output" && state.tool === "flood") {
-    floodFill(state.output, at.r, at.c, state.colour);
-    renderWorkbench();
+    const grid = copyGrid(state.output);
+    floodFill(grid, at.r, at.c, state.colour);
+    changeOutput(grid);
   }
 }
 
@@ -273,6 +333,15 @@ function onGridMouseOver(event) {
   } else if (state.tool === "edit" && at.grid === "output") {
     setCellColour(at.r, at.c);
   }
+}
+
+// The hover line: which grid, which cell (from 0), the grid's size.
+function onHover(event) {
+  const cell = event.target.closest(".cell");
+  const grid = cell && cell.closest(".grid[data-label]");
+  if (!grid) return;
+  const [r, c] = [cell.dataset.r, cell.dataset.c];
+  $("hover").textContent = `${grid.dataset.label}: row ${r}, col ${c} of ${grid.dataset.size}`;
 }
 
 function copySelection() {
@@ -290,21 +359,22 @@ function pasteSelection() {
   if (!state.clipboard) return say("nothing copied yet: select cells and press C", true);
   if (!sel || sel.grid !== "output") return say("select where to paste on the output first", true);
   const b = selectionBounds(sel);
+  const grid = copyGrid(state.output);
   state.clipboard.forEach((row, dr) => row.forEach((v, dc) => {
     const r = b.top + dr;
     const c = b.left + dc;
-    if (r < state.output.length && c < state.output[0].length) state.output[r][c] = v;
+    if (r < grid.length && c < grid[0].length) grid[r][c] = v;
   }));
-  renderWorkbench();
+  changeOutput(grid);
   say(`pasted ${sizeText(state.clipboard)}`);
 }
 
-function fillSelection() {
-  const sel = state.selection;
-  if (!sel || sel.grid !== "output") return say("select cells on the output first (Select tool)", true);
-  const b = selectionBounds(sel);
-  for (let r = b.top; r <= b.bottom; r++) for (let c = b.left; c <= b.right; c++) state.output[r][c] = state.colour;
-  renderWorkbench();
+// As in the original ARC testing interface: with cells selected on the output, a colour fills them.
+function fillSelection(colour) {
+  const b = selectionBounds(state.selection);
+  const grid = copyGrid(state.output);
+  for (let r = b.top; r <= b.bottom; r++) for (let c = b.left; c <= b.right; c++) grid[r][c] = colour;
+  changeOutput(grid);
 }
 
 function resizeOutput() {
@@ -317,15 +387,52 @@ function resizeOutput() {
   const grid = makeGrid(rows, cols);
   // keep what was drawn where the two sizes overlap
   state.output.forEach((row, r) => row.forEach((v, c) => { if (r < rows && c < cols) grid[r][c] = v; }));
-  setOutput(grid);
+  changeOutput(grid);
 }
 
-function submit() {
-  const expected = state.expected[state.testIndex];
-  if (!expected) return setVerdict("no known answer to check against", "");
-  state.attempts[state.testIndex] += 1;
-  if (sameGrid(state.output, expected)) setVerdict("Correct!", "ok");
+// The server checks a served set's answers (the page never holds them) and keeps every submit;
+// a task from a file is checked here, and kept too when a server is there to keep it.
+async function submit() {
+  const i = state.testIndex;
+  setVerdict("", "");  // empty until this submit's verdict comes
+  const body = {
+    set: state.taskSet, id: state.taskId, test: i, grid: state.output,
+    seconds: (performance.now() - state.openedAt) / 1000, edits: state.edits,
+  };
+  let correct = null;
+  let attempt = state.attempts[i] + 1;
+  try {
+    if (state.serverChecks) {
+      const answer = await postJson("api/submit", body);
+      correct = answer.correct;
+      attempt = answer.attempt;
+    } else {
+      correct = state.expected[i] ? sameGrid(state.output, state.expected[i]) : null;
+      if (state.server) {
+        await postJson("api/record", { ...body, set: `file:${state.taskSet || "page"}`, n_tests: state.task.test.length, correct });
+      }
+    }
+  } catch (err) {
+    return say(`submit failed: ${err.message}`, true);
+  }
+  state.attempts[i] = attempt;
+  if (correct === null) setVerdict("no known answer to check against", "");
+  else if (correct) setVerdict("Correct!", "ok");
   else setVerdict("Wrong", "bad");
+}
+
+async function postJson(url, body) {
+  const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || `${url}: HTTP ${response.status}`);
+  return answer;
+}
+
+// Picking a colour; with cells selected on the output (Select tool) it also fills them.
+function pickColour(colour) {
+  setColour(colour);
+  const sel = state.selection;
+  if (state.task && state.tool === "select" && sel && sel.grid === "output") fillSelection(colour);
 }
 
 function setColour(colour) {
@@ -340,7 +447,7 @@ function buildPalette() {
     swatch.type = "button";
     swatch.dataset.colour = colour;
     swatch.title = `colour ${colour}`;
-    swatch.addEventListener("click", () => setColour(colour));
+    swatch.addEventListener("click", () => pickColour(colour));
     palette.appendChild(swatch);
   }
   setColour(state.colour);
@@ -349,12 +456,140 @@ function buildPalette() {
 function onKey(event) {
   // keys typed into a text field are text; a focused radio button or button is no reason to ignore them
   const typing = event.target.matches("textarea, select, input:not([type=radio]):not([type=file]):not([type=button])");
-  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (!state.task || $("view-solve").hidden) return;
+  if (typing || event.altKey || !state.task || $("view-solve").hidden) return;
   const key = event.key.toLowerCase();
+  if (event.ctrlKey || event.metaKey) {
+    if (key === "z" && !event.shiftKey) undo("undo");
+    else if (key === "y" || (key === "z" && event.shiftKey)) undo("redo");
+    else return;
+    event.preventDefault();
+    return;
+  }
   if (key === "c") copySelection();
   else if (key === "v") pasteSelection();
-  else if (/^[0-9]$/.test(key)) setColour(Number(key));
+  else if (/^[0-9]$/.test(key)) pickColour(Number(key));
+}
+
+// ---------------------------------------------------------------- the task picker
+
+// A set: its ids (null until fetched from the server) and, for a set read from files here, its tasks.
+function addSet(name, ids = null, tasks = null) {
+  state.sets.set(name, { ids, tasks });
+  $("picker").hidden = false;
+  const picker = $("set-picker");
+  if (![...picker.options].some((o) => o.value === name)) picker.appendChild(el("option", name)).value = name;
+}
+
+async function setIds(name) {
+  const set = state.sets.get(name);
+  if (!set) throw new Error(`no task set ${name} on this page`);
+  if (!set.ids) set.ids = (await getJson(`api/tasks?set=${encodeURIComponent(name)}`)).ids;
+  return set.ids;
+}
+
+async function getJson(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || `${url}: HTTP ${response.status}`);
+  return answer;
+}
+
+async function chooseSet(name) {
+  $("set-picker").value = name;
+  try {
+    const ids = await setIds(name);
+    $("set-count").textContent = `${ids.length} tasks`;
+  } catch (err) {
+    say(err.message, true);
+  }
+  renderMatches();
+  updateTaskButtons();
+}
+
+// Open a task of a set; the address becomes #task=<set>/<id>, so it can be bookmarked or shared.
+async function openTask(name, id) {
+  try {
+    const set = state.sets.get(name);
+    if (!set) throw new Error(`no task set ${name} on this page`);
+    if ($("set-picker").value !== name || !set.ids) await chooseSet(name);
+    let ok;
+    if (set.tasks) {
+      if (!set.tasks[id]) throw new Error(`task ${id} is not in ${name}`);
+      ok = loadTask(set.tasks[id], id, null, name);
+    } else {
+      const answer = await getJson(`api/task?set=${encodeURIComponent(name)}&id=${encodeURIComponent(id)}`);
+      ok = loadTask(answer.task, answer.id, null, name);
+    }
+    if (!ok) return;
+    state.hash = `#task=${name}/${id}`;
+    if (location.hash !== state.hash) history.replaceState(null, "", state.hash);
+    showView("solve");
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+function taskFromHash() {
+  const match = /^#task=(.+)\/([^/]+)$/.exec(decodeURIComponent(location.hash));
+  return match ? { set: match[1], id: match[2] } : null;
+}
+
+async function onHashChange() {
+  const wanted = taskFromHash();
+  if (wanted && location.hash !== state.hash) await openTask(wanted.set, wanted.id);
+}
+
+function currentIds() {
+  const set = state.sets.get($("set-picker").value);
+  return (set && set.ids) || [];
+}
+
+function updateTaskButtons() {
+  const ids = currentIds();
+  const at = state.taskSet === $("set-picker").value ? ids.indexOf(state.taskId) : -1;
+  $("random-task").disabled = !ids.length;
+  $("prev-task").disabled = at <= 0;
+  $("next-task").disabled = at < 0 || at + 1 >= ids.length;
+}
+
+function stepTask(step) {
+  const ids = currentIds();
+  const at = ids.indexOf(state.taskId);
+  if (at >= 0 && ids[at + step]) openTask($("set-picker").value, ids[at + step]);
+}
+
+function randomTask() {
+  const ids = currentIds();
+  if (ids.length) openTask($("set-picker").value, ids[Math.floor(Math.random() * ids.length)]);
+}
+
+const MAX_MATCHES = 40;
+
+function renderMatches() {
+  const query = $("task-search").value.trim().toLowerCase();
+  const list = $("picker-matches");
+  const matches = query ? currentIds().filter((id) => id.toLowerCase().includes(query)) : [];
+  list.hidden = !query;
+  list.replaceChildren(...matches.slice(0, MAX_MATCHES).map((id) => {
+    const item = el("li", id);
+    item.dataset.id = id;
+    item.addEventListener("click", () => openTask($("set-picker").value, id));
+    return item;
+  }));
+  if (query && !matches.length) list.appendChild(el("li", `no task id holds "${query}"`, "empty"));
+  else if (matches.length > MAX_MATCHES) list.appendChild(el("li", `… ${matches.length - MAX_MATCHES} more`, "empty"));
+}
+
+// The sets the server offers (none when the page is opened as a file or in a notebook).
+async function fetchServedSets() {
+  if (!location.protocol.startsWith("http")) return;
+  const response = await fetch("api/sets", { cache: "no-store" });
+  if (!response.ok) return;
+  const answer = await response.json();
+  state.server = true;
+  state.serverSets = answer.sets;
+  answer.sets.forEach((name) => addSet(name));
+  $("recording").textContent = answer.recording ? `submits are kept in ${answer.recording}` : "submits are not kept";
 }
 
 // ---------------------------------------------------------------- browse a run
@@ -402,18 +637,62 @@ function renderSummary() {
     s.tasks ? `tasks ${s.tasks}` : "",
     `solved ${s.solved ?? solved}/${s.n_tasks ?? results.length}`,
     s.pass_at_2 != null ? `pass@2 ${(100 * s.pass_at_2).toFixed(1)}%` : "",
-    s.time_s != null ? `time ${Number(s.time_s).toFixed(1)} s` : "",
+    (s.wall_s ?? s.time_s) != null ? `time ${Number(s.wall_s ?? s.time_s).toFixed(1)} s` : "",
   ];
   $("run-summary").replaceChildren(...parts.filter(Boolean).map((p) => el("span", p)));
 }
 
+// "failed, closest first": the tasks not solved that have answers to compare, the best attempt's
+// share of right cells first.
 function filteredResults() {
   const query = $("search").value.trim().toLowerCase();
   const status = $("filter-status").value;
   const solver = $("filter-solver").value;
-  return state.run.results.filter((r) => (!status || r.status === status)
+  const closest = $("sort-by").value === "closest";
+  const shown = state.run.results.filter((r) => (!status || r.status === status)
     && (!solver || solverOf(r) === solver)
-    && (!query || String(r.task_id).toLowerCase().includes(query)));
+    && (!query || String(r.task_id).toLowerCase().includes(query))
+    && (!closest || (r.status !== "solved" && r.expected)));
+  if (closest) shown.sort((a, b) => closeness(b) - closeness(a) || String(a.task_id).localeCompare(String(b.task_id)));
+  return shown;
+}
+
+// Share of right cells of the best attempt, averaged over test inputs (a wrong size counts 0).
+function closeness(result) {
+  if (!result.expected) return 0;
+  const perTest = result.expected.map((expected, i) => {
+    const candidates = (result.attempts && result.attempts[i]) || [];
+    const scores = candidates.map((candidate) => {
+      if (gridProblem(candidate)) return 0;
+      const wrong = wrongCells(candidate, expected);
+      return wrong ? wrong.flat().filter((w) => !w).length / wrong.flat().length : 0;
+    });
+    return Math.max(0, ...scores);
+  });
+  return perTest.reduce((a, b) => a + b, 0) / perTest.length;
+}
+
+// The kind of answer the solver's trace names: how sure a solver was of its first attempt.
+const KINDS = {
+  exact: "a program that reproduces every demo",
+  fitted: "a program with a fitted last step that reproduces every demo",
+  rule: "a learned cell rule that reproduces every demo",
+  pieces: "programs combined piece by piece",
+  tree: "a guess: a decision tree over cell features",
+  partial: "a guess: the closest the search came, not a program that reproduces the demos",
+  none: "no answer found",
+};
+
+function kindOf(result, j = 0) {
+  const trace = result.trace || {};
+  if (Array.isArray(trace.kinds) && trace.kinds[j]) return trace.kinds[j];
+  return j === 0 && trace.kind ? trace.kind : "";
+}
+
+function kindBadge(kind) {
+  const badge = el("span", kind, `kind ${kind}`);
+  badge.title = KINDS[kind] || kind;
+  return badge;
 }
 
 function renderTaskList() {
@@ -425,7 +704,8 @@ function renderTaskList() {
     item.classList.toggle("current", result.task_id === state.currentId);
     item.append(el("span", result.task_id, "task-id"), el("span", STATUS_LABELS[result.status] || result.status, `badge ${result.status}`));
     const time = result.time_s != null ? `${Number(result.time_s).toFixed(2)} s` : "";
-    item.appendChild(el("span", [solverOf(result), time].filter(Boolean).join(" · "), "meta"));
+    const near = result.status !== "solved" && result.expected ? `${Math.round(100 * closeness(result))}% cells right` : "";
+    item.appendChild(el("span", [solverOf(result), kindOf(result), time, near].filter(Boolean).join(" · "), "meta"));
     item.addEventListener("click", () => showResult(result.task_id));
     return item;
   }));
@@ -437,8 +717,8 @@ function wrongCells(candidate, expected) {
   return candidate.map((row, r) => row.map((v, c) => v !== expected[r][c]));
 }
 
-function candidateFigure(candidate, expected, index) {
-  const label = `attempt ${index + 1}`;
+function candidateFigure(candidate, expected, index, kind = "") {
+  const label = `attempt ${index + 1}${kind && kind !== "none" ? ` (${kind})` : ""}`;
   if (gridProblem(candidate)) return el("span", `${label}: not a grid`, "caption bad");
   if (!expected) return figure(candidate, `${label} ${sizeText(candidate)}`, { box: 200 });
   const wrong = wrongCells(candidate, expected);
@@ -457,19 +737,25 @@ function showResult(taskId) {
   head.append(el("span", `${result.task_id} `, "task-id"), el("span", STATUS_LABELS[result.status] || result.status, `badge ${result.status}`));
   const time = result.time_s != null ? ` in ${Number(result.time_s).toFixed(2)} s` : "";
   const nodes = [head, el("p", `solver ${solverOf(result)}${time}`)];
+  const kind = kindOf(result);
+  if (kind) {
+    const line = el("p", "answer kind ");
+    line.id = "answer-kind";
+    line.append(kindBadge(kind), el("span", ` ${KINDS[kind] || ""}`, "hint"));
+    nodes.push(line);
+  }
   if (result.error) nodes.push(el("pre", result.error, "error"));
   const task = result.task;
   if (task && !taskProblem(task)) {
     const solveButton = el("button", "Solve this task by hand");
     solveButton.id = "solve-this";
-    solveButton.addEventListener("click", () => { if (loadTask(task, result.task_id, result.expected)) showView("solve"); });
+    solveButton.addEventListener("click", () => solveFromRun(result));
     nodes.push(solveButton, el("h3", "Demonstrations"), renderPairs(task.train, 120));
     task.test.forEach((pair, i) => nodes.push(...testSection(result, pair.input, i)));
   } else {
     nodes.push(el("p", "this result carries no task to show", "empty"));
   }
-  const program = result.trace && result.trace.program;
-  if (program) nodes.push(el("h3", "Program"), el("pre", program, "program"));
+  nodes.push(...programNodes(result));
   detail.replaceChildren(...nodes);
 }
 
@@ -483,9 +769,35 @@ function testSection(result, input, i) {
   row.appendChild(figure(input, `input ${sizeText(input)}`, { box: 200 }));
   const candidates = (result.attempts && result.attempts[i]) || [];
   if (!candidates.length) row.appendChild(el("span", "no candidate", "caption bad"));
-  candidates.forEach((candidate, j) => row.appendChild(candidateFigure(candidate, expected, j)));
+  const kinds = Array.isArray((result.trace || {}).kinds);
+  candidates.forEach((candidate, j) => row.appendChild(candidateFigure(candidate, expected, j, kinds ? kindOf(result, j) : "")));
   if (expected) row.appendChild(figure(expected, `expected ${sizeText(expected)}`, { box: 200 }));
   return [el("h3", `Test input ${i + 1}${verdict}`), row];
+}
+
+// Every attempt's program (trace.programs, best first), or the one program a trace names.
+function programNodes(result) {
+  const trace = result.trace || {};
+  const programs = Array.isArray(trace.programs) && trace.programs.length ? trace.programs : trace.program ? [trace.program] : [];
+  const nodes = [];
+  programs.forEach((program, j) => {
+    const kind = kindOf(result, j);
+    const title = programs.length > 1 ? `Program of attempt ${j + 1}` : "Program";
+    const head = el("h3", title + (kind ? " " : ""));
+    if (kind) head.appendChild(kindBadge(kind));
+    const pre = el("pre", program, "program");
+    pre.dataset.attempt = j + 1;
+    nodes.push(head, pre);
+  });
+  return nodes;
+}
+
+// A run's task by hand: from the server when the run's set is served there (answers checked
+// there), else with the run's expected outputs, checked here.
+function solveFromRun(result) {
+  const set = state.run.summary && state.run.summary.tasks;
+  if (state.serverSets.includes(set)) openTask(set, result.task_id);
+  else if (loadTask(result.task, result.task_id, result.expected, "")) showView("solve");
 }
 
 // ---------------------------------------------------------------- files and start-up
@@ -499,8 +811,9 @@ function readText(file) {
   });
 }
 
-// Picked or dropped files: a results.jsonl (with its summary.json) opens as a run, a task
-// .json opens in the solve view.
+// Picked or dropped files: a results.jsonl (with its summary.json) opens as a run; task files
+// (one, several, a folder) and Kaggle challenges files (with their solutions file, if picked
+// too) become sets in the task picker, and the first task opens in the solve view.
 async function openFiles(fileList) {
   const files = [...fileList];
   try {
@@ -512,15 +825,58 @@ async function openFiles(fileList) {
       loadRun({ name: summary && summary.name ? summary.name : "", results, summary });
       return;
     }
-    const file = files.find((f) => f.name.endsWith(".json"));
-    if (!file) return say("expected a task .json or a run's results.jsonl", true);
-    const data = JSON.parse(await readText(file));
-    if (file.name === "summary.json" || !data.train) {
-      return say(`${file.name}: not an ARC task; for a run, pick results.jsonl too`, true);
+    const jsons = files.filter((f) => f.name.endsWith(".json"));
+    if (!jsons.length) return say("expected task .json files, a Kaggle challenges file or a run's results.jsonl", true);
+    const read = [];
+    for (const file of jsons) read.push({ file, stem: file.name.replace(/\.json$/, ""), data: JSON.parse(await readText(file)) });
+    const isTask = (data) => data && typeof data === "object" && "train" in data && "test" in data;
+    const isSolutions = (data) => data && !Array.isArray(data) && Object.values(data).every(Array.isArray);
+    const solutions = read.filter((r) => !isTask(r.data) && isSolutions(r.data));
+    const folder = (jsons[0].webkitRelativePath || "").split("/")[0];
+    const sets = [];  // [name, {id: task}]
+    const loose = {};
+    for (const { file, stem, data } of read) {
+      if (isTask(data)) loose[stem] = data;
+      else if (data && typeof data === "object" && !Array.isArray(data) && Object.values(data).some(isTask)) {
+        const tasks = Object.fromEntries(Object.entries(data).filter(([, t]) => isTask(t)));
+        const sol = solutions.find((s) => Object.keys(s.data).some((id) => id in tasks));
+        if (sol) mergeSolutions(tasks, sol.data);
+        sets.push([stem, tasks]);
+      } else if (file.name === "summary.json" || !solutions.some((s) => s.file === file)) {
+        return say(`${file.name}: not an ARC task or a Kaggle challenges file; for a run, pick results.jsonl too`, true);
+      }
     }
-    if (loadTask(data, file.name.replace(/\.json$/, ""))) showView("solve");
+    const looseIds = Object.keys(loose);
+    if (looseIds.length) sets.unshift([folder || (looseIds.length === 1 ? looseIds[0] : "picked files"), loose]);
+    if (!sets.length) return say("a solutions file alone holds no tasks: pick its challenges file too", true);
+    let first = null;
+    for (const [name, tasks] of sets) {
+      const setName = state.serverSets.includes(name) ? `${name} (file)` : name;
+      const good = {};
+      const problems = [];
+      for (const [id, task] of Object.entries(tasks)) {
+        const problem = taskProblem(task);
+        if (problem) problems.push(`${id}: ${problem}`);
+        else good[id] = task;
+      }
+      if (!Object.keys(good).length) return say(problems[0], true);
+      addSet(setName, Object.keys(good).sort(), good);
+      if (!first) first = setName;
+      if (problems.length) say(`skipped ${problems.length} bad task(s), first: ${problems[0]}`, true);
+    }
+    await chooseSet(first);
+    await openTask(first, currentIds()[0]);
   } catch (err) {
     say(err.message, true);
+  }
+}
+
+// A Kaggle solutions file (task id -> test outputs) merged into its challenges' tasks.
+function mergeSolutions(tasks, solutions) {
+  for (const [id, task] of Object.entries(tasks)) {
+    const outputs = solutions[id];
+    if (!outputs) continue;
+    task.test = task.test.map((pair, i) => (outputs[i] ? { ...pair, output: outputs[i] } : pair));
   }
 }
 
@@ -537,32 +893,52 @@ async function fetchServedRun() {
 
 function bind() {
   document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
-  $("task-file").addEventListener("change", (e) => openFiles(e.target.files));
-  $("run-files").addEventListener("change", (e) => openFiles(e.target.files));
+  for (const id of ["task-file", "task-folder", "run-files"]) {
+    $(id).addEventListener("change", (e) => { openFiles(e.target.files); e.target.value = ""; });
+  }
   document.addEventListener("dragover", (e) => e.preventDefault());
   document.addEventListener("drop", (e) => { e.preventDefault(); openFiles(e.dataTransfer.files); });
   const workbench = document.querySelector(".workbench");
   workbench.addEventListener("mousedown", onGridMouseDown);
   workbench.addEventListener("mouseover", onGridMouseOver);
-  document.addEventListener("mouseup", () => { state.dragging = false; });
+  $("view-solve").addEventListener("mouseover", onHover);
+  document.addEventListener("mouseup", endStroke);
   document.addEventListener("keydown", onKey);
   document.querySelectorAll('input[name="tool"]').forEach((radio) => radio.addEventListener("change", () => { state.tool = radio.value; }));
   $("resize").addEventListener("click", resizeOutput);
   $("size").addEventListener("keydown", (e) => { if (e.key === "Enter") resizeOutput(); });
-  $("copy-input").addEventListener("click", () => setOutput(copyGrid(testInput())));
-  $("reset").addEventListener("click", () => setOutput(makeGrid(3, 3)));
-  $("fill").addEventListener("click", fillSelection);
+  $("copy-input").addEventListener("click", () => changeOutput(copyGrid(testInput())));
+  $("reset").addEventListener("click", () => changeOutput(makeGrid(3, 3)));
+  $("undo").addEventListener("click", () => undo("undo"));
+  $("redo").addEventListener("click", () => undo("redo"));
   $("copy").addEventListener("click", copySelection);
   $("paste").addEventListener("click", pasteSelection);
   $("submit").addEventListener("click", submit);
+  $("prev-test").addEventListener("click", () => showTest(state.testIndex - 1));
   $("next-test").addEventListener("click", () => showTest(state.testIndex + 1));
-  for (const id of ["search", "filter-status", "filter-solver"]) $(id).addEventListener("input", renderTaskList);
+  $("set-picker").addEventListener("change", () => chooseSet($("set-picker").value));
+  $("task-search").addEventListener("input", renderMatches);
+  $("task-search").addEventListener("keydown", (e) => {
+    const first = $("picker-matches").querySelector("li[data-id]");
+    if (e.key === "Enter" && first) openTask($("set-picker").value, first.dataset.id);
+  });
+  $("random-task").addEventListener("click", randomTask);
+  $("prev-task").addEventListener("click", () => stepTask(-1));
+  $("next-task").addEventListener("click", () => stepTask(1));
+  window.addEventListener("hashchange", onHashChange);
+  for (const id of ["search", "filter-status", "filter-solver", "sort-by"]) $(id).addEventListener("input", renderTaskList);
 }
 
 async function start() {
   buildPalette();
   bind();
   showView("solve");
+  updateTaskButtons();
+  try {
+    await fetchServedSets();
+  } catch (err) {
+    say(`cannot list the served task sets: ${err.message}`, true);
+  }
   if (window.ARC_TASK) loadTask(window.ARC_TASK.task, window.ARC_TASK.id);
   if (window.ARC_RUN) loadRun(window.ARC_RUN);
   else {
@@ -573,6 +949,9 @@ async function start() {
       say(`cannot load the served run: ${err.message}`, true);
     }
   }
+  const wanted = taskFromHash();
+  if (wanted) await openTask(wanted.set, wanted.id);
+  else if (state.sets.size) await chooseSet($("set-picker").options[0].value);
   document.body.dataset.ready = "1";
 }
 
