@@ -654,3 +654,112 @@ def test_submits_are_checked_on_the_server_and_kept(page, server, run_dir, task_
     assert [(r["task_set"], r["task_id"], r["test"], r["attempt"], r["correct"], r["checked_by"]) for r in rows] == [
         (str(task_folder), "box_fill", 0, 1, False, "server"), (str(task_folder), "box_fill", 0, 2, True, "server")]
     assert rows[1]["grid"] == TEST1_OUT and rows[1]["edits"] == 3 and rows[1]["seconds"] >= rows[0]["seconds"]
+
+
+# ---------------------------------------------------------------- replay a play run
+
+def play_frame(colour_at: dict[tuple[int, int], int]) -> list[list[int]]:
+    """A 64x64 frame of colour 5 (black) with a few cells set."""
+    frame = [[5] * 64 for _ in range(64)]
+    for (r, c), v in colour_at.items():
+        frame[r][c] = v
+    return frame
+
+
+# two games as the play harness writes them: actions with the hash of the frame each led to
+PLAY_FRAMES = {"aaaa00000000": play_frame({}), "bbbb00000000": play_frame({(0, 0): 8}),
+               "cccc00000000": play_frame({(0, 0): 8, (0, 1): 14})}
+PLAY_ROWS = [
+    {"game_id": "tg01", "title": "steps", "agent": "explorer", "status": "won", "state": "WIN", "levels_completed": 2,
+     "win_levels": 2, "actions": 3, "resets": 0, "level_actions": [2, 1], "baseline_actions": [2, 1], "stop": "win",
+     "error": None, "start_hash": "aaaa00000000",
+     "log": [["A1", "bbbb00000000"], ["A6@1,0", "cccc00000000"], ["A1", "aaaa00000000"]], "trace": {},
+     "wall_s": 0.01, "efficiency": 1.0},
+    {"game_id": "zz02", "title": "no frames kept", "agent": "explorer", "status": "played", "state": "NOT_FINISHED",
+     "levels_completed": 0, "win_levels": 1, "actions": 1, "resets": 0, "level_actions": [], "baseline_actions": None,
+     "stop": "max_actions", "error": None, "start_hash": "dddd00000000", "log": [["A2", "dddd00000000"]], "trace": {},
+     "wall_s": 0.01, "efficiency": 0.0},
+]
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory):
+    import gzip
+
+    run = tmp_path_factory.mktemp("play")
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PLAY_ROWS))
+    (run / "summary.json").write_text(json.dumps({"agent": "explorer", "n_games": 2}))
+    (run / "frames").mkdir()
+    (run / "frames" / "tg01.json.gz").write_bytes(gzip.compress(json.dumps(PLAY_FRAMES).encode()))
+    srv = web.serve_in_thread(run)
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_play_routes_serve_games_actions_and_frames(play_server, server):
+    status, body, _ = get(play_server, "/api/play/games")
+    games = json.loads(body)
+    assert status == 200 and [g["game_id"] for g in games["games"]] == ["tg01", "zz02"]
+    assert "log" not in games["games"][0] and games["summary"]["agent"] == "explorer"
+    status, body, _ = get(play_server, "/api/play/game?id=tg01")
+    game = json.loads(body)
+    assert status == 200 and game["game"]["log"] == PLAY_ROWS[0]["log"] and game["frames"] == PLAY_FRAMES
+    assert len(game["palette"]) == 16 and game["palette"][0] == "#ffffff" and game["palette"][5] == "#000000"
+    status, body, _ = get(play_server, "/api/play/game?id=zz02")
+    assert status == 200 and json.loads(body)["frames"] == {}  # no frames file: the actions still show
+    status, body, _ = get(play_server, "/api/play/game?id=nope")
+    assert status == 404 and "no game 'nope'" in json.loads(body)["error"]
+    status, body, _ = get(server, "/api/play/games")  # a solve run is not a play run
+    assert status == 404 and "not a play run" in json.loads(body)["error"]
+
+
+def frame_pixel(page, r, c):
+    """The RGB the canvas shows at frame cell (r, c)."""
+    return page.evaluate("""([r, c]) => {
+        const canvas = document.getElementById('play-frame');
+        const cell = canvas.width / 64;
+        return Array.from(canvas.getContext('2d').getImageData(c * cell + 1, r * cell + 1, 1, 1).data.slice(0, 3));
+    }""", [r, c])
+
+
+def test_replay_steps_through_frames_with_the_arrow_keys(page, play_server):
+    page.goto(web.server_url(play_server))
+    page.wait_for_selector("body[data-ready]")
+    assert page.is_visible("#view-play") and not page.is_visible("#view-run")
+    page.wait_for_selector('#play-actions li.current[data-step="0"]')
+    assert page.locator("#play-actions li").count() == 4  # the reset, then three actions
+    assert "won" in page.inner_text("#play-outcome") and "levels 2/2" in page.inner_text("#play-outcome")
+    assert page.get_attribute("#play-frame", "data-hash") == "aaaa00000000"
+    assert frame_pixel(page, 0, 0) == [0, 0, 0]  # colour 5 is black in the toolkit's palette
+    before = page.evaluate("document.getElementById('play-frame').toDataURL()")
+
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#play-frame", "data-hash") == "bbbb00000000"
+    assert page.inner_text("#play-actions li.current").startswith("A1")
+    assert page.get_attribute("#play-actions li.current", "data-step") == "1"
+    assert frame_pixel(page, 0, 0) == [0xF9, 0x3C, 0x31]  # colour 8
+    assert page.evaluate("document.getElementById('play-frame').toDataURL()") != before
+    assert "levels 0/2" in page.inner_text("#play-at")
+
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#play-actions li.current").startswith("A6@1,0")
+    assert frame_pixel(page, 0, 1) == [0x4F, 0xCC, 0x30]  # colour 14
+    assert "levels 1/2" in page.inner_text("#play-at")  # level 1 took two actions
+    page.keyboard.press("End")
+    assert page.is_disabled("#play-next") and "levels 2/2" in page.inner_text("#play-at")
+    page.keyboard.press("ArrowLeft")
+    assert page.get_attribute("#play-actions li.current", "data-step") == "2"
+    page.click("#play-first")
+    assert page.input_value("#play-step") == "0" and page.is_disabled("#play-prev")
+    page.click('#play-actions li[data-step="3"]')
+    assert page.get_attribute("#play-frame", "data-hash") == "aaaa00000000"
+    page.fill("#play-step", "1")  # the slider
+    assert page.get_attribute("#play-actions li.current", "data-step") == "1"
+    shot(page, "replay")
+
+    page.select_option("#play-game", "zz02")  # a game without a frames file: actions, and a note
+    page.wait_for_selector("#play-missing:not([hidden])")
+    assert page.locator("#play-actions li").count() == 2 and "played" in page.inner_text("#play-outcome")
+    page.click("#tab-solve")  # the other views are still there
+    assert page.is_visible("#view-solve")

@@ -3,7 +3,7 @@
 Objects are the 4-connected regions of one colour: the explorer clicks one cell per object instead
 of all 4096, and the language-model agent reads the frame at the game's own cell size (the
 toolkit upscales a small grid by a whole factor, so a 16x16 game is 4x4 blocks of one colour).
-Imports numpy only.
+Imports numpy only (and the palette of `shared.play_frames`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from shared import play_frames
+
 SIZE = 64
-# the toolkit's palette (arc_agi.rendering.COLOR_MAP), as RGB for pictures
-PALETTE = np.array([
-    (0xFF, 0xFF, 0xFF), (0xCC, 0xCC, 0xCC), (0x99, 0x99, 0x99), (0x66, 0x66, 0x66), (0x33, 0x33, 0x33),
-    (0x00, 0x00, 0x00), (0xE5, 0x3A, 0xA3), (0xFF, 0x7B, 0xCC), (0xF9, 0x3C, 0x31), (0x1E, 0x93, 0xFF),
-    (0x88, 0xD8, 0xF1), (0xFF, 0xDC, 0x00), (0xFF, 0x85, 0x1B), (0x92, 0x12, 0x31), (0x4F, 0xCC, 0x30),
-    (0xA3, 0x56, 0xD6)], dtype=np.uint8)
+PALETTE = np.array(play_frames.PALETTE_RGB, dtype=np.uint8)  # the toolkit's, as RGB for pictures
 
 
 def frame_hash(frame: np.ndarray) -> str:
@@ -100,3 +97,4 @@ def strip(frames: list[np.ndarray], gap: int = 2) -> np.ndarray:
     spacer = np.full((pictures[0].shape[0], gap, 3), 255, dtype=np.uint8)
     parts = [p for picture in pictures for p in (picture, spacer)][:-1]
     return np.concatenate(parts, axis=1)
+

@@ -4,9 +4,11 @@
 metadata.json and its class's file) under DIR, plays each for at most --max-actions actions and
 --max-seconds, and appends one row per game to OUT/results.jsonl as it finishes: every action
 with the hash of the frame it led to, levels completed, actions per level won, the human
-baseline and the efficiency against it. A rerun skips the games already there. A game that
-raises inside its step is recorded as an error and the run goes on; an agent that returns an
-action the game cannot take stops the run with InvalidAction. Then summary.json, report.md and
+baseline and the efficiency against it. Each distinct frame a game showed goes once, by its hash,
+to OUT/frames/<game_id>.json.gz (written just before the game's row, so every row's hashes are
+there), for the page's replay (`python -m shared serve OUT`). A rerun skips the games already
+there. A game that raises inside its step is recorded as an error and the run goes on; an agent
+that returns an action the game cannot take stops the run with InvalidAction. Then summary.json, report.md and
 scorecard.png, and the closing line `won X/Y levels in N actions (T s)`. Needs Python >= 3.12
 and `pip install arc-agi arcengine`; the toolkit is imported only when a game is played.
 """
@@ -37,6 +39,7 @@ from shared.arc3.agents import (
     parse_action,
 )
 from shared.arc3.frames import frame_hash
+from shared.play_frames import write_frames
 
 RESULTS = runs.RESULTS
 WALKTHROUGH = "walkthrough.json"  # in a game's folder: {"levels": [[action, ...], ...]}, how its baseline was played
@@ -116,9 +119,11 @@ def _observation(game_id: str, fd, frames: list[np.ndarray], taken: int, history
 
 
 def play_game(toolkit: Toolkit, game: GameInfo, agent: Agent, agent_name: str, max_actions: int = MAX_ACTIONS,
-              max_seconds: float = MAX_SECONDS, seed: int = 0, keep_frames: bool = False) -> dict:
+              max_seconds: float = MAX_SECONDS, seed: int = 0, keep_frames: bool = False,
+              seen: dict[str, np.ndarray] | None = None) -> dict:
     """Play one game; return its row (see the module's doc). keep_frames adds "frames": the last
-    frame after the reset and after every action (not written to results)."""
+    frame after the reset and after every action (not written to results). seen, when given, is
+    filled with each distinct such frame by its hash (what the frames file holds)."""
     from arcengine import GameAction
 
     errors = toolkit.errors
@@ -136,6 +141,8 @@ def play_game(toolkit: Toolkit, game: GameInfo, agent: Agent, agent_name: str, m
     frames = [np.asarray(f) for f in fd.frame]
     kept = [frames[-1]] if keep_frames else None
     row.update(start_hash=frame_hash(frames[-1]), win_levels=fd.win_levels, state=fd.state.name)
+    if seen is not None:
+        seen.setdefault(row["start_hash"], frames[-1])
     agent.start(game.game_id, list(fd.available_actions))
     history: list[str] = []
     level_start, levels = 0, 0
@@ -161,6 +168,8 @@ def play_game(toolkit: Toolkit, game: GameInfo, agent: Agent, agent_name: str, m
         if fd.frame:
             frames = [np.asarray(f) for f in fd.frame]
         row["log"].append([str(action), frame_hash(frames[-1])])
+        if seen is not None:
+            seen.setdefault(row["log"][-1][1], frames[-1])
         row["resets"] += action.id == RESET
         if fd.levels_completed > levels:
             row["level_actions"].append(len(history) - level_start)
@@ -202,7 +211,10 @@ def run_play(games_dir: str | Path, agent: Agent, out: str | Path, agent_name: s
     for game in games:
         if game.game_id in done:
             continue
-        row = play_game(toolkit, game, agent, name, max_actions, max_seconds, seed)
+        seen: dict[str, np.ndarray] = {}
+        row = play_game(toolkit, game, agent, name, max_actions, max_seconds, seed, seen=seen)
+        if seen:  # before the row: a killed run leaves at most a frames file its rerun rewrites
+            write_frames(out, game.game_id, {h: f.tolist() for h, f in seen.items()})
         runs.append(results, row)
     rows = [r for r in runs.read_rows(results) if r["game_id"] in {g.game_id for g in games}]
     summary = scorecard.summarize(rows, agent=name, max_actions=max_actions, wall_s=time.perf_counter() - t0)

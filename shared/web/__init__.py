@@ -1,4 +1,5 @@
-"""The web page: solve ARC tasks by hand, and browse a run folder of `python -m shared solve`.
+"""The web page: solve ARC tasks by hand, browse a run folder of `python -m shared solve`, and
+replay the games of a run folder of `python -m shared play` (its frames files, step by step).
 
 The page is static (static/index.html, app.js, style.css: no build step, no CDN). `serve`
 runs it on 127.0.0.1 for one folder: its files under /run/ (read-only, nothing outside it;
@@ -59,9 +60,12 @@ class PageHandler(SimpleHTTPRequestHandler):
         if not url.path.startswith("/api/"):
             return super().do_GET()
         try:
-            self._send_json(HTTPStatus.OK, api.get(self.catalog, self._results_file(), url.path, parse_qs(url.query)))
+            self._send_json(HTTPStatus.OK, api.get(self.catalog, self._results_file(), url.path, parse_qs(url.query),
+                                                   self.run_dir))
         except api.ApiError as e:
             self._send_json(e.status, {"error": str(e)})
+        except runs.RunFileError as e:  # a results file with a bad line in its middle
+            self._send_json(HTTPStatus.UNPROCESSABLE_ENTITY, {"error": str(e)})
 
     def do_POST(self):
         url = urlsplit(self.path)
@@ -233,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m shared serve",
                                      description="Serve the solve-by-hand and run-browser page on 127.0.0.1.")
     parser.add_argument("folder", nargs="?",
-                        help="the folder to serve: a run folder of `python -m shared solve` opens in the run view; "
+                        help="the folder to serve: a run folder of `python -m shared solve` opens in the run view, "
+                             "one of `python -m shared play` in the replay view; "
                              f"submits are appended to its {human.HUMAN_FILE} (default: {DEFAULT_FOLDER}, created)")
     parser.add_argument("--tasks", action="append", default=[], metavar="SPEC",
                         help="a folder of task JSON, a task file or a Kaggle challenges file for the task picker, "
@@ -272,9 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in catalog.skipped[spec]:
             print(f"skipped: {problem}", file=sys.stderr)
     url = server_url(server)
-    is_run = (folder / runs.RESULTS).is_file()
-    print(f"serving {url} ({'run' if is_run else 'folder'}: {folder}; submits go to {folder / human.HUMAN_FILE})",
-          flush=True)
+    kind = "play run" if api.is_play_run(folder) else "run" if (folder / runs.RESULTS).is_file() else "folder"
+    print(f"serving {url} ({kind}: {folder}; submits go to {folder / human.HUMAN_FILE})", flush=True)
     if args.open:
         import webbrowser
 

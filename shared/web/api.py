@@ -1,4 +1,5 @@
-"""The page's JSON routes: the task picker's sets, one task without its test outputs, and submits.
+"""The page's JSON routes: the task picker's sets, one task without its test outputs, submits, and
+the games of a play run (`python -m shared play`) for the replay view.
 
 GET  /api/sets                 the installed sets and those `serve --tasks` named, and where submits go
 GET  /api/tasks?set=S          the task ids of set S, sorted
@@ -7,16 +8,21 @@ POST /api/submit               {set, id, test, grid, seconds, edits}: checked he
                                expected output, appended to the served folder's human.jsonl
 POST /api/record               {set, id, test, n_tests, grid, correct, seconds, edits}: a submit the
                                page checked itself (a task file the person picked), appended the same way
+GET  /api/play/games           a served play run's games (no logs) and summary; 404 when it is not one
+GET  /api/play/game?id=G       game G's row (every action and the hash it led to) and its frames
+                               {hash: 64x64 colours 0-15}, with the palette to draw them in
 Each answer is (status, JSON object); a refused request says why in {"error": ...}.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from http import HTTPStatus
 from pathlib import Path
 
-from shared import human
+from shared import human, runs
+from shared.play_frames import palette_hex, read_frames
 from shared.tasks import NAMED_SETS, Task, TaskError, as_grid, load, strip_test_outputs
 
 MAX_BODY = 64 * 1024  # a 30x30 grid as JSON is under 3 KB; anything far larger is not a submit
@@ -75,7 +81,51 @@ def _grid(body: dict) -> list:
         raise ApiError(HTTPStatus.BAD_REQUEST, str(e)) from None
 
 
-def get(catalog: TaskCatalog, results: Path | None, route: str, query: dict[str, list[str]]) -> dict:
+# what a row of the play harness has and a row of `solve` has not
+PLAY_FIELDS = ("game_id", "log", "start_hash", "levels_completed")
+GAME_SUMMARY = ("game_id", "title", "agent", "status", "state", "stop", "levels_completed", "win_levels", "actions",
+                "error", "efficiency")
+
+
+def is_play_run(run_dir: Path | None) -> bool:
+    """Whether a folder is a run of the play harness: its results' rows carry the play fields."""
+    if run_dir is None or not (run_dir / runs.RESULTS).is_file():
+        return False
+    rows = runs.read_results(run_dir)
+    return bool(rows) and all(all(k in r for k in PLAY_FIELDS) for r in rows)
+
+
+def _play_rows(run_dir: Path | None) -> list[dict]:
+    if not is_play_run(run_dir):
+        raise ApiError(HTTPStatus.NOT_FOUND, "the served folder is not a play run (python -m shared play --out DIR)")
+    return runs.read_results(run_dir)
+
+
+def play_games(run_dir: Path | None) -> dict:
+    """The games of a served play run, in the order played, without their logs; and summary.json."""
+    rows = _play_rows(run_dir)
+    summary_path = run_dir / "summary.json"
+    try:
+        summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
+    except json.JSONDecodeError:
+        summary = None  # being rewritten as the run goes on: the games are what the page needs
+    return {"name": run_dir.name, "summary": summary, "games": [{k: r.get(k) for k in GAME_SUMMARY} for r in rows]}
+
+
+def play_game(run_dir: Path | None, game_id: str) -> dict:
+    """One game of a served play run: its row, its frames by hash, and the palette."""
+    rows = {r["game_id"]: r for r in _play_rows(run_dir)}
+    if game_id not in rows:
+        raise ApiError(HTTPStatus.NOT_FOUND, f"no game {game_id!r} in this run; games: {', '.join(rows)}")
+    try:
+        frames = read_frames(run_dir, game_id)
+    except ValueError as e:
+        raise ApiError(HTTPStatus.UNPROCESSABLE_ENTITY, str(e)) from None
+    return {"game": rows[game_id], "frames": frames, "palette": palette_hex()}
+
+
+def get(catalog: TaskCatalog, results: Path | None, route: str, query: dict[str, list[str]],
+        run_dir: Path | None = None) -> dict:
     def arg(key: str) -> str:
         if not query.get(key):
             raise ApiError(HTTPStatus.BAD_REQUEST, f"{route}: missing ?{key}=")
@@ -88,6 +138,10 @@ def get(catalog: TaskCatalog, results: Path | None, route: str, query: dict[str,
     if route == "/api/task":
         task = catalog.task(arg("set"), arg("id"))
         return {"set": arg("set"), "id": task.id, "task": strip_test_outputs(task).to_json()}
+    if route == "/api/play/games":
+        return play_games(run_dir)
+    if route == "/api/play/game":
+        return play_game(run_dir, arg("id"))
     raise ApiError(HTTPStatus.NOT_FOUND, f"no route {route}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from shared import runs
@@ -135,3 +136,27 @@ def test_actions_print_and_parse_back():
     for text in ("A6", "A1@2,3", "ACTION1", "A8"):
         with pytest.raises(ValueError, match="not an action"):
             parse_action(text)
+
+
+def test_a_run_keeps_every_frame_its_actions_recorded_once(tmp_path):
+    from shared.arc3.explorer import ExplorerAgent
+    from shared.arc3.frames import frame_hash
+    from shared.play_frames import FRAMES_DIR, read_frames
+
+    out = tmp_path / "run"
+    play(GAMES_DIR, ExplorerAgent(), out, only=["sw01", "mz01"], max_actions=300)
+    rows = runs.read_rows(out / "results.jsonl")
+    assert sorted(p.name for p in (out / FRAMES_DIR).iterdir()) == ["mz01.json.gz", "sw01.json.gz"]
+    for row in rows:
+        frames = read_frames(out, row["game_id"])
+        recorded = {row["start_hash"]} | {h for _, h in row["log"]}
+        assert set(frames) == recorded, row["game_id"]  # every hash there, and only distinct frames
+        assert len(frames) < len(row["log"]) + 1  # games revisit frames: fewer stored than steps
+        for h, frame in frames.items():
+            assert len(frame) == len(frame[0]) == 64 and all(0 <= v <= 15 for r in frame for v in r)
+            assert frame_hash(np.array(frame)) == h
+    first = (out / FRAMES_DIR / "sw01.json.gz").read_bytes()
+    play(GAMES_DIR, ExplorerAgent(), out)  # the rerun plays the other games and leaves these alone
+    assert (out / FRAMES_DIR / "sw01.json.gz").read_bytes() == first
+    assert {p.name for p in (out / FRAMES_DIR).iterdir()} == {f"{r['game_id']}.json.gz" for r in
+                                                                 runs.read_rows(out / "results.jsonl")}

@@ -2,7 +2,9 @@
 // Plain DOM, no framework. Tasks come from the server's picker (api/: sets, one task without
 // its test outputs, submits checked and kept there), from a file the user picks or drops, or
 // from window.ARC_TASK; a run from the server (run/results.jsonl, run/summary.json), from
-// picked files or from window.ARC_RUN, which page_html embeds for notebooks.
+// picked files or from window.ARC_RUN, which page_html embeds for notebooks. A served run of
+// `python -m shared play` opens in the replay view instead: its games (api/play/games), and per
+// game every action with the frame it led to (api/play/game), drawn on a canvas step by step.
 "use strict";
 
 const MAX_SIDE = 30;
@@ -19,6 +21,8 @@ const state = {
   sets: new Map(), server: false, serverSets: [], hash: "",
   // run view
   run: null, currentId: null,
+  // replay view: the play run's games, the open game ({game, frames, palette}) and its step
+  play: null, replay: null, step: 0, wantedGame: "",
 };
 
 // ---------------------------------------------------------------- grids
@@ -123,8 +127,10 @@ function el(tag, text = "", className = "") {
 function showView(name) {
   $("view-solve").hidden = name !== "solve";
   $("view-run").hidden = name !== "run";
+  $("view-play").hidden = name !== "play";
   $("tab-solve").classList.toggle("active", name === "solve");
   $("tab-run").classList.toggle("active", name === "run");
+  $("tab-play").classList.toggle("active", name === "play");
 }
 
 // ---------------------------------------------------------------- solve by hand
@@ -800,6 +806,130 @@ function solveFromRun(result) {
   else if (loadTask(result.task, result.task_id, result.expected, "")) showView("solve");
 }
 
+// ---------------------------------------------------------------- replay a game
+
+// The served play run's games, or null when the served folder is not a play run.
+async function fetchServedPlay() {
+  if (!location.protocol.startsWith("http")) return null;
+  const response = await fetch("api/play/games", { cache: "no-store" });
+  if (response.status === 404) return null;
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || `api/play/games: HTTP ${response.status}`);
+  return answer;
+}
+
+async function loadPlay(play) {
+  state.play = play;
+  const picker = $("play-game");
+  picker.replaceChildren(...play.games.map((g) => {
+    const option = el("option", `${g.game_id}: ${g.status}, levels ${g.levels_completed}/${g.win_levels}, ${g.actions} actions`);
+    option.value = g.game_id;
+    return option;
+  }));
+  const s = play.summary || {};
+  const won = play.games.reduce((n, g) => n + (g.levels_completed || 0), 0);
+  const all = play.games.reduce((n, g) => n + (g.win_levels || 0), 0);
+  $("play-summary").textContent = [`run ${play.name}`, s.agent ? `agent ${s.agent}` : "",
+    `${play.games.length} games`, `won ${won}/${all} levels`].filter(Boolean).join(" · ");
+  $("play-empty").hidden = play.games.length > 0;
+  showView("play");
+  say(`loaded play run ${play.name} with ${play.games.length} games`);
+  if (play.games.length) await openGame(play.games[0].game_id);
+}
+
+async function openGame(gameId) {
+  state.wantedGame = gameId;  // a game picked while another loads wins: the late answer is dropped
+  let answer;
+  try {
+    answer = await getJson(`api/play/game?id=${encodeURIComponent(gameId)}`);
+  } catch (err) {
+    return say(err.message, true);
+  }
+  if (state.wantedGame !== gameId) return;
+  state.replay = answer;
+  const { game } = state.replay;
+  $("play-game").value = gameId;
+  $("play-body").hidden = false;
+  $("play-title").textContent = `${game.game_id}: ${game.title || ""}`;
+  const outcome = $("play-outcome");
+  const parts = [`levels ${game.levels_completed}/${game.win_levels}`, `${game.actions} actions`,
+    game.stop ? `stopped by ${game.stop}` : "", game.state ? `state ${game.state}` : "",
+    game.efficiency != null ? `efficiency ${Number(game.efficiency).toFixed(2)}` : ""];
+  outcome.replaceChildren(el("span", game.status, `badge ${game.status}`), el("span", ` ${parts.filter(Boolean).join(" · ")}`));
+  if (game.error) outcome.appendChild(el("pre", game.error, "error"));
+  // the action after which each level was won: the running sums of actions per level
+  let sum = 0;
+  state.replay.levelEnds = (game.level_actions || []).map((n) => (sum += n));
+  const items = [el("li", "reset (start)")];
+  items[0].appendChild(el("span", game.start_hash || "", "hash"));
+  game.log.forEach(([action, hash], i) => {
+    const item = el("li", action);
+    item.appendChild(el("span", hash, "hash"));
+    const level = state.replay.levelEnds.indexOf(i + 1);
+    if (level >= 0) {
+      item.classList.add("level");
+      item.title = `level ${level + 1} won`;
+    }
+    items.push(item);
+  });
+  items.forEach((item, i) => {
+    item.dataset.step = i;
+    item.addEventListener("click", () => showStep(i));
+  });
+  $("play-actions").replaceChildren(...items);
+  $("play-step").max = game.log.length;
+  showStep(0);
+}
+
+function stepHash(step) {
+  const { game } = state.replay;
+  return step === 0 ? game.start_hash : game.log[step - 1][1];
+}
+
+// Show the frame after `step` actions (0: after the reset), and highlight that action.
+function showStep(step) {
+  if (!state.replay) return;
+  const { game, frames, palette } = state.replay;
+  step = Math.max(0, Math.min(game.log.length, step));
+  state.step = step;
+  const hash = stepHash(step);
+  const frame = frames[hash];
+  const canvas = $("play-frame");
+  const ctx = canvas.getContext("2d");
+  canvas.dataset.hash = frame ? hash : "";
+  ctx.fillStyle = "#ddd";
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  if (frame) {
+    const cell = canvas.width / Math.max(frame.length, frame[0].length);
+    frame.forEach((row, r) => row.forEach((v, c) => {
+      ctx.fillStyle = palette[v] || "#000";
+      ctx.fillRect(c * cell, r * cell, cell, cell);
+    }));
+  }
+  const missing = $("play-missing");
+  missing.hidden = Boolean(frame);
+  missing.textContent = frame ? "" : `frame ${hash} was not recorded (a run from before the harness kept frames?)`;
+  const won = state.replay.levelEnds.filter((end) => end <= step).length;
+  const action = step === 0 ? "reset" : game.log[step - 1][0];
+  $("play-at").textContent = `step ${step} of ${game.log.length}: ${action} → frame ${hash} · levels ${won}/${game.win_levels}`;
+  $("play-step").value = step;
+  $("play-first").disabled = $("play-prev").disabled = step === 0;
+  $("play-last").disabled = $("play-next").disabled = step === game.log.length;
+  document.querySelectorAll("#play-actions li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
+  const current = document.querySelector("#play-actions li.current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+}
+
+function onPlayKey(event) {
+  if ($("view-play").hidden || !state.replay || event.altKey || event.ctrlKey || event.metaKey) return;
+  // the slider moves itself on arrow keys; a select or text field keeps its own keys
+  if (event.target.matches("select, textarea, input:not([type=button])")) return;
+  const moves = { ArrowRight: state.step + 1, ArrowLeft: state.step - 1, Home: 0, End: state.replay.game.log.length };
+  if (!(event.key in moves)) return;
+  event.preventDefault();
+  showStep(moves[event.key]);
+}
+
 // ---------------------------------------------------------------- files and start-up
 
 function readText(file) {
@@ -904,6 +1034,13 @@ function bind() {
   $("view-solve").addEventListener("mouseover", onHover);
   document.addEventListener("mouseup", endStroke);
   document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onPlayKey);
+  $("play-game").addEventListener("change", () => openGame($("play-game").value));
+  $("play-first").addEventListener("click", () => showStep(0));
+  $("play-prev").addEventListener("click", () => showStep(state.step - 1));
+  $("play-next").addEventListener("click", () => showStep(state.step + 1));
+  $("play-last").addEventListener("click", () => showStep(Infinity));
+  $("play-step").addEventListener("input", () => showStep(Number($("play-step").value)));
   document.querySelectorAll('input[name="tool"]').forEach((radio) => radio.addEventListener("change", () => { state.tool = radio.value; }));
   $("resize").addEventListener("click", resizeOutput);
   $("size").addEventListener("keydown", (e) => { if (e.key === "Enter") resizeOutput(); });
@@ -943,8 +1080,12 @@ async function start() {
   if (window.ARC_RUN) loadRun(window.ARC_RUN);
   else {
     try {
-      const run = await fetchServedRun();
-      if (run) loadRun(run);
+      const play = await fetchServedPlay();
+      if (play) await loadPlay(play);
+      else {
+        const run = await fetchServedRun();
+        if (run) loadRun(run);
+      }
     } catch (err) {
       say(`cannot load the served run: ${err.message}`, true);
     }
