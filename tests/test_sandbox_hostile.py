@@ -40,7 +40,8 @@ def test_infinite_loop_that_swallows_the_alarm_still_times_out(hostile):
     code = ("def solve(grid):\n    while True:\n        try:\n            while True:\n                pass\n"
             "        except BaseException:\n            pass\n")
     v = hostile(code)
-    assert v.status == "timeout" and v.seconds < 3
+    # the alarm is swallowed, so only the pool's hard kill can end it: the worker is replaced
+    assert v.status == "timeout" and v.worker_replaced
 
 
 def test_memory_bomb_is_memory(hostile):
