@@ -62,7 +62,8 @@ print(runs.closing_line(plain))
 # %%
 PLAN.announce("with TTT")
 ttt_solver = TTTSolver(**solver_options, steps=steps, lr=TTT_LR or P.lr, train_batch_size=P.batch_size,
-                       n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len)
+                       n_augment=TTT_AUGMENT, r=LORA_R, max_len=P.max_len,
+                       gradient_checkpointing=P.gradient_checkpointing)
 with_ttt = bench.run(task_list, run / "with", ttt_solver, budget_s=P.budget_s, workers=0, tasks_name=task_set)
 print(runs.closing_line(with_ttt))
 

@@ -57,6 +57,7 @@ def test_profile_options_for_the_ensemble():
     t4 = config.profile("t4")
     assert opts["options"]["ttt"]["train_batch_size"] == t4.batch_size == 1
     assert opts["options"]["ttt"]["batch_size"] == t4.gen_batch == 8
+    assert opts["options"]["ttt"]["gradient_checkpointing"]  # 4096-token examples fit a T4 no other way
     assert opts["options"]["ttt"]["steps"] == config.profile("t4").ttt_steps > 0
     assert profile_options(config.profile("cpu")) == {"members": ["dsl"], "options": {}}
     no_ttt = profile_options(config.profile("t4", ttt_steps=0), model="tiny")

@@ -89,3 +89,22 @@ def test_the_deadline_stops_training_after_a_step_and_a_spent_one_trains_nothing
     with fresh_adapter(solver.model, r=solver.r) as peft_model:
         assert train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=0.0) == []
         assert len(train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=float("inf"))) == 3
+
+
+def test_checkpointed_ttt_trains_the_same_and_runs_its_layers_checkpointed(solver, monkeypatch):
+    import transformers.modeling_utils
+
+    calls = []
+    real = transformers.modeling_utils.checkpoint
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("use_reentrant"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.modeling_utils, "checkpoint", counted)
+    checkpointed = TTTSolver("tiny", steps=3, n_augment=2, max_new_tokens=8, device="cpu", gradient_checkpointing=True)
+    base = snapshot(checkpointed.model)
+    losses = checkpointed.solve(task("a", 1)).trace["ttt"]["losses"]
+    assert calls and set(calls) == {False}  # the GPU profiles' memory: recomputed, non-reentrant
+    assert losses == pytest.approx(solver.solve(task("a", 1)).trace["ttt"]["losses"], rel=1e-5)  # same maths
+    assert_same(snapshot(checkpointed.model), base)

@@ -86,7 +86,8 @@ def profile_options(profile, model: str | None = None, solvers: tuple[str, ...] 
         if profile.ttt_steps:
             names[names.index("model")] = "ttt"
             options["ttt"] = {**opts, "steps": profile.ttt_steps, "max_len": profile.max_len,
-                              "train_batch_size": profile.batch_size}
+                              "train_batch_size": profile.batch_size,
+                              "gradient_checkpointing": profile.gradient_checkpointing}
         else:
             options["model"] = opts
     return {"members": names, "options": options}

@@ -28,8 +28,9 @@ class TTTSolver:
     model: "tiny", a hub id or a folder (e.g. an SFT output); the model solver's options
     (max_new_tokens, device, dtype, load_in_4bit, n_views, batch_size: views generated together) pass
     through. train_batch_size: examples per training step (default batch_size; GPU profiles train on
-    one 4096-token example at a time, see shared.config). max_len: examples longer than this are
-    dropped (counted in the trace).
+    one 4096-token example at a time, see shared.config). gradient_checkpointing: recompute
+    activations in the backward pass, as the GPU profiles' SFT does (their examples fit no other
+    way). max_len: examples longer than this are dropped (counted in the trace).
     """
 
     name = "ttt"
@@ -37,11 +38,12 @@ class TTTSolver:
     def __init__(self, model: str = "tiny", steps: int = TTT_STEPS, lr: float = TTT_LR, batch_size: int = 2,
                  n_augment: int = TTT_AUGMENT, r: int = TTT_R, max_len: int = 2048, max_new_tokens: int = 1024,
                  device: str | None = None, dtype=None, load_in_4bit: bool = False, seed: int = 0,
-                 n_views: int = 2, train_batch_size: int | None = None):
+                 n_views: int = 2, train_batch_size: int | None = None, gradient_checkpointing: bool = False):
         self.inner = ModelSolver(model=model, max_new_tokens=max_new_tokens, device=device, dtype=dtype,
                                  load_in_4bit=load_in_4bit, n_views=n_views, batch_size=batch_size)
         self.steps, self.lr, self.batch_size = int(steps), float(lr), int(train_batch_size or batch_size)
         self.n_augment, self.r, self.max_len, self.seed = int(n_augment), int(r), int(max_len), int(seed)
+        self.gradient_checkpointing = bool(gradient_checkpointing)
 
     @property
     def model(self):
@@ -64,7 +66,7 @@ class TTTSolver:
         else:
             with fresh_adapter(self.inner.model, r=self.r, seed=self.seed) as peft_model:
                 losses = train_steps(peft_model, tok, examples, self.steps, self.lr, self.batch_size, seed=self.seed,
-                                     deadline=deadline)
+                                     deadline=deadline, gradient_checkpointing=self.gradient_checkpointing)
                 info.update(losses=[round(x, 4) for x in losses], train_s=round(time.monotonic() - start, 3))
                 left = None if budget_s is None else budget_s - (time.monotonic() - start)
                 pred = self.inner.solve(task, left)

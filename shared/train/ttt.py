@@ -47,11 +47,12 @@ class StopAtDeadline(TrainerCallback):
 
 
 def train_steps(model, tokenizer, examples: Examples | list[dict], steps: int, lr: float, batch_size: int,
-                seed: int = 0, deadline: float | None = None) -> list[float]:
+                seed: int = 0, deadline: float | None = None, gradient_checkpointing: bool = False) -> list[float]:
     """Train `model` (a fresh adapter) for at most `steps` optimizer steps with SFT's trainer; the step losses.
 
     No checkpoints and no progress lines (one short run per task); no warmup, whose first step
-    would have lr 0. Stops at `deadline` (time.monotonic()); nothing runs if it has passed. Per
+    would have lr 0. Stops at `deadline` (time.monotonic()); nothing runs if it has passed.
+    gradient_checkpointing: as in SFT (a GPU profile's long examples need it to fit). Per
     task the trainer costs ~0.3 s more than a bare AdamW loop (tiny model, CPU, 8 steps: 0.39 s
     against 0.08 s), mostly the gc.collect accelerate runs as each `Trainer.train` starts.
     """
@@ -61,7 +62,8 @@ def train_steps(model, tokenizer, examples: Examples | list[dict], steps: int, l
     with tempfile.TemporaryDirectory() as out, sft.restoring_forward(model):
         # use_cpu: the Trainer would otherwise move a CPU model to a visible GPU mid-solve
         args = sft.sft_config(out, steps, batch_size, lr, warmup_steps=0, seed=seed,
-                              precision=sft.mixed_precision(model), save=False, use_cpu=device.type == "cpu")
+                              gradient_checkpointing=gradient_checkpointing, precision=sft.mixed_precision(model),
+                              save=False, use_cpu=device.type == "cpu")
         trainer = sft.build_trainer(model, tokenizer, examples, args, callbacks=[StopAtDeadline(deadline)])
         model.train()
         try:
