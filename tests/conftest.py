@@ -80,3 +80,19 @@ def step_clock(monkeypatch):
     clock = StepClock()
     monkeypatch.setattr(time, "monotonic", clock)
     return clock
+
+
+@pytest.fixture
+def checkpoint_calls(monkeypatch):
+    """The `use_reentrant` of every activation-checkpointed call transformers makes during the test."""
+    import transformers.modeling_utils
+
+    calls = []
+    real = transformers.modeling_utils.checkpoint
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("use_reentrant"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.modeling_utils, "checkpoint", counted)
+    return calls

@@ -91,17 +91,8 @@ def test_the_deadline_stops_training_after_a_step_and_a_spent_one_trains_nothing
         assert len(train_steps(peft_model, tok, examples, 3, 1e-3, 2, deadline=float("inf"))) == 3
 
 
-def test_checkpointed_ttt_trains_the_same_and_runs_its_layers_checkpointed(solver, monkeypatch):
-    import transformers.modeling_utils
-
-    calls = []
-    real = transformers.modeling_utils.checkpoint
-
-    def counted(*args, **kwargs):
-        calls.append(kwargs.get("use_reentrant"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(transformers.modeling_utils, "checkpoint", counted)
+def test_checkpointed_ttt_trains_the_same_and_runs_its_layers_checkpointed(solver, checkpoint_calls):
+    calls = checkpoint_calls
     checkpointed = TTTSolver("tiny", steps=3, n_augment=2, max_new_tokens=8, device="cpu", gradient_checkpointing=True)
     base = snapshot(checkpointed.model)
     losses = checkpointed.solve(task("a", 1)).trace["ttt"]["losses"]
