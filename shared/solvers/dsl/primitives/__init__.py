@@ -10,12 +10,16 @@ from shared.solvers.dsl.primitives import (
     cellrule,
     colour,
     completion,
-    drawing,
     geometry,
     learned,
+    lines,
+    mirroring,
+    motion,
     objects,
     parts,
     props,
+    regions,
+    shapes,
 )
 from shared.solvers.dsl.primitives.registry import PRIMITIVES, Op, Primitive, primitive, search_ops
 
@@ -23,4 +27,16 @@ for _name, _prim in PRIMITIVES.items():
     globals()[_name] = _prim.fn
 
 __all__ = ["np", "PRIMITIVES", "Op", "Primitive", "primitive", "search_ops", *PRIMITIVES]
-_FAMILIES = (cellrule, colour, completion, drawing, geometry, learned, objects, parts, props)
+_FAMILIES = (cellrule, colour, completion, geometry, learned, lines, mirroring, motion, objects, parts, props,
+             regions, shapes)
+
+
+def preload() -> int:
+    """Compile (or load from numba's cache) every kernel primitive now; how many there are.
+
+    A sandbox pool calls this once in its own process (a cold cache compiles in parallel there)
+    and again in each worker before locking it down: afterwards a program's calls need no
+    compiler and no cache files."""
+    from shared.solvers.dsl.core.kernels import tables  # the core's tables: each kernel compiled once
+
+    return len(tables()[3])

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -19,12 +21,6 @@ def colour_counts(g: Grid) -> np.ndarray:
 def background(g: Grid) -> int:
     """The background colour: the most frequent one (ties to the lowest)."""
     return int(np.argmax(colour_counts(g)))
-
-
-def _ranked_colours(g: Grid) -> list[int]:
-    counts = colour_counts(g)
-    present = [c for c in range(1, len(counts)) if counts[c]]
-    return sorted(present, key=lambda c: (-counts[c], c))
 
 
 def _swap_with_zero(g: Grid, c: int) -> Grid:
@@ -47,202 +43,437 @@ def background_from(g: Grid, ref: Grid) -> Grid:
     return _swap_with_zero(g, background(ref))
 
 
-@primitive(cost=2, params="colours", shape="keep")
+@njit
+def _counts(g):
+    """Cells per colour value, indexed 0 .. 255 (int64): bincount without a length limit."""
+    out = np.zeros(256, dtype=np.int64)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            out[g[y, x]] += 1
+    return out
+
+
+@njit
+def _ranked(counts, ascending):
+    """The present non-zero colours, commonest first (ties: lower colour first); or least common
+    first (ties: lower colour first) when ascending. Returns (colours int64 array, how many)."""
+    order = np.zeros(256, dtype=np.int64)
+    n = 0
+    for c in range(1, 256):
+        if counts[c] == 0:
+            continue
+        # stable insertion: c is larger than every colour placed so far, so it goes after its equals
+        i = n
+        while i > 0 and ((counts[order[i - 1]] < counts[c]) if not ascending else (counts[order[i - 1]] > counts[c])):
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = c
+        n += 1
+    return order, n
+
+
+@njit
+def _keep_where(g, c, keep):
+    """g with the cells of colour c kept (the rest 0) or cleared."""
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if (v == c) == keep:
+                out[y, x] = v
+    return out
+
+
+@njit
+def _paint(g, c):
+    """Every non-zero cell of g painted c."""
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                out[y, x] = c
+    return out
+
+
+@njit
+def _argmax_count(counts):
+    """The colour with the most cells (ties: the lowest)."""
+    best = 0
+    for c in range(1, 256):
+        if counts[c] > counts[best]:
+            best = c
+    return best
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def keep_colour(g: Grid, c: Color) -> Grid | None:
     """Keep only the cells of colour c; everything else becomes 0."""
-    if c == 0 or not (g == c).any():
-        return None
-    return np.where(g == c, g, 0).astype(np.uint8)
+    if c == 0 or c < 0 or c > 255 or _counts(g)[c] == 0:
+        return empty()
+    return _keep_where(g, c, True)
 
 
-@primitive(cost=2, params="colours", shape="keep")
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def remove_colour(g: Grid, c: Color) -> Grid | None:
     """Turn the cells of colour c into 0."""
-    if c == 0 or not (g == c).any():
-        return None
-    return np.where(g == c, 0, g).astype(np.uint8)
+    if c == 0 or c < 0 or c > 255 or _counts(g)[c] == 0:
+        return empty()
+    return _keep_where(g, c, False)
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def keep_major(g: Grid) -> Grid | None:
     """Keep only the most frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.where(g == ranked[0], g, 0).astype(np.uint8) if len(ranked) > 1 else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 2:
+        return empty()
+    return _keep_where(g, ranked[0], True)
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def keep_minor(g: Grid) -> Grid | None:
     """Keep only the least frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.where(g == ranked[-1], g, 0).astype(np.uint8) if len(ranked) > 1 else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 2:
+        return empty()
+    return _keep_where(g, ranked[n - 1], True)
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def remove_major(g: Grid) -> Grid | None:
     """Remove the most frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.where(g == ranked[0], 0, g).astype(np.uint8) if len(ranked) > 1 else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 2:
+        return empty()
+    return _keep_where(g, ranked[0], False)
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def paint_major(g: Grid) -> Grid | None:
     """Paint every non-zero cell with the most frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.where(g != 0, ranked[0], 0).astype(np.uint8) if ranked else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 1:
+        return empty()
+    return _paint(g, ranked[0])
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def paint_minor(g: Grid) -> Grid | None:
     """Paint every non-zero cell with the least frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.where(g != 0, ranked[-1], 0).astype(np.uint8) if len(ranked) > 1 else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 2:
+        return empty()
+    return _paint(g, ranked[n - 1])
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
 def fill_major(g: Grid) -> Grid:
     """Every cell takes the grid's most frequent colour (background included)."""
-    return np.full_like(g, np.bincount(g.ravel()).argmax())
+    h, w = g.shape
+    if h * w == 0:
+        return empty()
+    return np.full((h, w), _argmax_count(_counts(g)), dtype=np.uint8)
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
 def stripe_vote(g: Grid) -> Grid:
     """Every row takes its most frequent colour, or every column does: whichever changes fewer cells."""
-    def by_rows(x: Grid) -> Grid:
-        top = np.array([np.bincount(r, minlength=16).argmax() for r in x], dtype=np.uint8)
-        return np.broadcast_to(top[:, None], x.shape)
-    rows, cols = by_rows(g), by_rows(g.T).T
-    return (rows if (rows == g).sum() >= (cols == g).sum() else cols).copy()
+    h, w = g.shape
+    rows = np.zeros(h, dtype=np.uint8)
+    cols = np.zeros(w, dtype=np.uint8)
+    counts = np.zeros(256, dtype=np.int64)
+    for y in range(h):
+        counts[:] = 0
+        for x in range(w):
+            counts[g[y, x]] += 1
+        rows[y] = _argmax_count(counts)
+    for x in range(w):
+        counts[:] = 0
+        for y in range(h):
+            counts[g[y, x]] += 1
+        cols[x] = _argmax_count(counts)
+    same_rows = 0
+    same_cols = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == rows[y]:
+                same_rows += 1
+            if g[y, x] == cols[x]:
+                same_cols += 1
+    out = np.empty((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = rows[y] if same_rows >= same_cols else cols[x]
+    return out
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def mask(g: Grid) -> Grid:
     """Mark every non-zero cell with the marker colour (for a learned recolour to finish)."""
-    return np.where(g != 0, MARKER, 0).astype(np.uint8)
+    return _paint(g, MARKER)
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def invert_mask(g: Grid) -> Grid:
     """Mark every zero cell with the marker colour and clear the rest."""
-    return np.where(g == 0, MARKER, 0).astype(np.uint8)
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0:
+                out[y, x] = MARKER
+    return out
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def swap_top_two(g: Grid) -> Grid | None:
     """Swap the two most frequent non-zero colours."""
-    ranked = _ranked_colours(g)
-    if len(ranked) < 2:
-        return None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 2:
+        return empty()
     a, b = ranked[0], ranked[1]
-    return np.where(g == a, b, np.where(g == b, a, g)).astype(np.uint8)
+    h, w = g.shape
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == a:
+                out[y, x] = b
+            elif g[y, x] == b:
+                out[y, x] = a
+    return out
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def major_colour_cell(g: Grid) -> Grid | None:
     """A 1x1 grid of the most frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.array([[ranked[0]]], dtype=np.uint8) if ranked else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 1:
+        return empty()
+    return np.full((1, 1), ranked[0], dtype=np.uint8)
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def minor_colour_cell(g: Grid) -> Grid | None:
     """A 1x1 grid of the least frequent non-zero colour."""
-    ranked = _ranked_colours(g)
-    return np.array([[ranked[-1]]], dtype=np.uint8) if ranked else None
+    ranked, n = _ranked(_counts(g), False)
+    if n < 1:
+        return empty()
+    return np.full((1, 1), ranked[n - 1], dtype=np.uint8)
 
 
-@primitive(cost=2, params=tuple((asc, skip) for asc in (False, True) for skip in (0, 1)))
+@primitive(cost=2, params=tuple((asc, skip) for asc in (False, True) for skip in (0, 1)), kernel=True)
 def colour_column(g: Grid, ascending: bool, skip: int) -> Grid | None:
     """The non-zero colours as one column, most frequent first (or least), after skipping `skip`."""
-    ranked = _ranked_colours(g)
-    if ascending:
-        counts = colour_counts(g)
-        ranked = sorted(ranked, key=lambda c: (counts[c], c))
-    ranked = ranked[skip:]
-    if not ranked or any(c >= MARKER for c in ranked):
-        return None
-    return np.array(ranked, dtype=np.uint8)[:, None]
+    ranked, n = _ranked(_counts(g), ascending != 0)
+    start = max(skip, 0)
+    if start >= n:
+        return empty()
+    for i in range(start, n):
+        if ranked[i] >= MARKER:
+            return empty()
+    out = np.empty((n - start, 1), dtype=np.uint8)
+    for i in range(start, n):
+        out[i - start, 0] = ranked[i]
+    return out
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, kernel=True)
 def cells_row(g: Grid) -> Grid | None:
     """The non-zero cells in reading order as one row (a count shown as a bar)."""
-    cells = g[g != 0]
-    if not 0 < cells.size <= 30:
-        return None
-    return cells[None, :].astype(np.uint8)
+    h, w = g.shape
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                n += 1
+    if n == 0 or n > 30:
+        return empty()
+    out = np.empty((1, n), dtype=np.uint8)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                out[0, k] = g[y, x]
+                k += 1
+    return out
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, kernel=True)
 def colour_sequence(g: Grid) -> Grid | None:
     """The non-zero colours ordered by mean position, as a row (spread across) or column (spread down)."""
-    colours = [c for c in range(1, MARKER) if (g == c).any()]
-    if len(colours) < 2:
-        return None
-    ys, xs = np.indices(g.shape)
-    cy = {c: float(ys[g == c].mean()) / g.shape[0] for c in colours}
-    cx = {c: float(xs[g == c].mean()) / g.shape[1] for c in colours}
-    across = np.ptp(list(cx.values())) >= np.ptp(list(cy.values()))
-    order = sorted(colours, key=lambda c: ((cx if across else cy)[c], c))
-    row = np.array([order], dtype=np.uint8)
-    return row if across else row.T.copy()
+    h, w = g.shape
+    n = np.zeros(MARKER, dtype=np.int64)
+    sy = np.zeros(MARKER, dtype=np.int64)
+    sx = np.zeros(MARKER, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if 0 < c < MARKER:
+                n[c] += 1
+                sy[c] += y
+                sx[c] += x
+    colours = np.zeros(MARKER, dtype=np.int64)
+    cy = np.zeros(MARKER, dtype=np.float64)
+    cx = np.zeros(MARKER, dtype=np.float64)
+    k = 0
+    for c in range(1, MARKER):
+        if n[c]:
+            colours[k] = c
+            cy[k] = (sy[c] / n[c]) / h
+            cx[k] = (sx[c] / n[c]) / w
+            k += 1
+    if k < 2:
+        return empty()
+    across = (cx[:k].max() - cx[:k].min()) >= (cy[:k].max() - cy[:k].min())
+    key = cx if across else cy
+    # insertion sort by (key, colour); colours arrive ascending, so a stable sort on key suffices
+    idx = np.arange(k)
+    for i in range(1, k):
+        j = i
+        while j > 0 and key[idx[j - 1]] > key[idx[j]]:
+            t = idx[j - 1]
+            idx[j - 1] = idx[j]
+            idx[j] = t
+            j -= 1
+    if across:
+        out = np.empty((1, k), dtype=np.uint8)
+        for i in range(k):
+            out[0, i] = colours[idx[i]]
+    else:
+        out = np.empty((k, 1), dtype=np.uint8)
+        for i in range(k):
+            out[i, 0] = colours[idx[i]]
+    return out
 
 
-@primitive(cost=1.5)
+@primitive(cost=1.5, kernel=True)
 def histogram(g: Grid) -> Grid | None:
     """A bar chart: a column per non-zero colour, commonest first, with as many cells from the top as it has."""
-    counts = colour_counts(g)[:MARKER]
+    counts = _counts(g)
     counts[0] = 0
-    order = sorted(np.flatnonzero(counts).tolist(), key=lambda c: (-counts[c], c))
-    if not order or counts.max() > 30:
-        return None
-    out = np.zeros((int(counts.max()), len(order)), dtype=np.uint8)
-    for j, c in enumerate(order):
-        out[:counts[c], j] = c
+    counts[MARKER:] = 0
+    order, n = _ranked(counts, False)
+    if n == 0 or counts[order[0]] > 30:
+        return empty()
+    out = np.zeros((counts[order[0]], n), dtype=np.uint8)
+    for j in range(n):
+        c = order[j]
+        for y in range(counts[c]):
+            out[y, j] = c
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep")
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def recolour_nearest(g: Grid, c: Color) -> Grid | None:
     """Cells of colour c take the colour of the nearest cell of another non-zero colour (a tie: unchanged)."""
-    ys, xs = np.nonzero(g == c)
-    oy, ox = np.nonzero((g != c) & (g != 0))
-    if not len(ys) or not len(oy):
-        return None
-    d = (ys[:, None] - oy[None, :]) ** 2 + (xs[:, None] - ox[None, :]) ** 2
-    nearest = d.min(axis=1, keepdims=True)
+    h, w = g.shape
+    cells = np.empty(h * w, dtype=np.int64)
+    others = np.empty(h * w, dtype=np.int64)
+    nc = 0
+    no = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                cells[nc] = y * w + x
+                nc += 1
+            elif g[y, x] != 0:
+                others[no] = y * w + x
+                no += 1
+    if nc == 0 or no == 0:
+        return empty()
     out = g.copy()
-    for k in range(len(ys)):
-        closest = d[k] == nearest[k]
-        colours = set(g[oy[closest], ox[closest]].tolist())
-        if len(colours) == 1:
-            out[ys[k], xs[k]] = colours.pop()
+    for k in range(nc):
+        y = cells[k] // w
+        x = cells[k] % w
+        best = -1
+        colour = 0
+        tie = False
+        for m in range(no):
+            oy = others[m] // w
+            ox = others[m] % w
+            d = (y - oy) * (y - oy) + (x - ox) * (x - ox)
+            v = g[oy, ox]
+            if best < 0 or d < best:
+                best = d
+                colour = v
+                tie = False
+            elif d == best and v != colour:
+                tie = True
+        if not tie:
+            out[y, x] = colour
     return out
 
 
-@primitive(cost=1.5, params=((False,), (True,)), shape="keep")
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True)
 def cycle_layers(g: Grid, reverse: bool) -> Grid | None:
     """Nested layers (read along the diagonal from a corner) take the colour of the one outside, or in reverse order."""
-    n = min(g.shape)
-    order = list(dict.fromkeys(int(g[i, i]) for i in range((n + 1) // 2)))  # distinct colours, outermost first
-    if len(order) < 2 or set(np.unique(g).tolist()) - set(order):
-        return None
-    lut = np.arange(256, dtype=np.uint8)
-    for i, c in enumerate(order):
-        lut[c] = order[-1 - i] if reverse else order[i - 1]
-    return lut[g]
+    h, w = g.shape
+    n = min(h, w)
+    order = np.zeros(256, dtype=np.int64)
+    seen = np.zeros(256, dtype=np.bool_)
+    k = 0
+    for i in range((n + 1) // 2):  # distinct colours, outermost first
+        v = g[i, i]
+        if not seen[v]:
+            seen[v] = True
+            order[k] = v
+            k += 1
+    if k < 2:
+        return empty()
+    for y in range(h):
+        for x in range(w):
+            if not seen[g[y, x]]:
+                return empty()
+    lut = np.arange(256).astype(np.uint8)
+    for i in range(k):
+        lut[order[i]] = order[k - 1 - i] if reverse else order[k - 1 if i == 0 else i - 1]
+    out = np.empty((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = lut[g[y, x]]
+    return out
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
 def swap_crossing(g: Grid) -> Grid | None:
     """Where full rows cross full columns, the colour on top changes to the other line's."""
-    rows, cols = np.nonzero(g.all(axis=1))[0], np.nonzero(g.all(axis=0))[0]
-    if not len(rows) or not len(cols) or len(rows) == g.shape[0] or len(cols) == g.shape[1]:
-        return None
+    h, w = g.shape
+    full_row = np.ones(h, dtype=np.bool_)
+    full_col = np.ones(w, dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0:
+                full_row[y] = False
+                full_col[x] = False
+    nr = full_row.sum()
+    ncol = full_col.sum()
+    if nr == 0 or ncol == 0 or nr == h or ncol == w:
+        return empty()
+    counts = np.zeros(256, dtype=np.int64)
+    row_top = np.zeros(h, dtype=np.int64)
+    col_top = np.zeros(w, dtype=np.int64)
+    for y in range(h):
+        counts[:] = 0
+        for x in range(w):
+            counts[g[y, x]] += 1
+        row_top[y] = _argmax_count(counts)
+    for x in range(w):
+        counts[:] = 0
+        for y in range(h):
+            counts[g[y, x]] += 1
+        col_top[x] = _argmax_count(counts)
     out = g.copy()
-    for y in rows:
-        rc = int(np.bincount(g[y]).argmax())
-        for x in cols:
-            cc = int(np.bincount(g[:, x]).argmax())
+    for y in range(h):
+        if not full_row[y]:
+            continue
+        rc = row_top[y]
+        for x in range(w):
+            if not full_col[x]:
+                continue
+            cc = col_top[x]
             if rc != cc:
                 out[y, x] = cc if g[y, x] == rc else rc
     return out

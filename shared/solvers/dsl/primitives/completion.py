@@ -9,158 +9,269 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty
+from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
+PATTERN = WORDS.index("pattern")
 
-def _occluder(g: Grid, c: Color) -> np.ndarray | None:
-    """Cells of colour c when they can stand for unknown cells: background, or a few blocky blobs."""
-    unknown = g == c
-    if not unknown.any() or unknown.all():
-        return None
+
+@njit
+def _occluder(g, c):
+    """(cells of colour c, ok): ok when they can stand for unknown cells: background, or a few blocky blobs."""
+    h, w = g.shape
+    unknown = np.zeros((h, w), dtype=np.bool_)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                unknown[y, x] = True
+                n += 1
+    if n == 0 or n == h * w:
+        return unknown, False
     if c != 0:
         # only blocky blobs: a 2x2 window holding exactly 3 such cells is a concave corner, and a
         # colour drawn as part of the picture has many of them
-        corners = unknown[:-1, :-1].astype(np.uint8) + unknown[1:, :-1] + unknown[:-1, 1:] + unknown[1:, 1:]
-        if (corners == 3).sum() > 8 or unknown.mean() > 0.5:
-            return None
-    return unknown
+        corners = 0
+        for y in range(h - 1):
+            for x in range(w - 1):
+                k = np.int64(unknown[y, x]) + np.int64(unknown[y + 1, x]) + np.int64(unknown[y, x + 1]) \
+                    + np.int64(unknown[y + 1, x + 1])
+                if k == 3:
+                    corners += 1
+        if corners > 8 or n / (h * w) > 0.5:
+            return unknown, False
+    return unknown, True
 
 
-def _mirror_axis(g: Grid, unknown: np.ndarray, axis: int) -> int | None:
-    """Best mirror axis (as 2*centre) along axis where all known cell pairs agree."""
-    n = g.shape[axis]
-    best, best_overlap = None, 0
+@njit
+def _mirror_axis(g, unknown, axis):
+    """Best mirror axis (as 2*centre) along axis where all known cell pairs agree; -1 when none."""
+    h, w = g.shape
+    n = h if axis == 0 else w
+    other = w if axis == 0 else h
+    best, best_overlap = -1, 0
     for s in range(n // 2, 2 * n - 2 - n // 2 + 1):  # centre must lie in the middle half
-        idx = np.arange(n)
-        m = s - idx
-        ok = (m >= 0) & (m < n)
-        a, b = idx[ok], m[ok]
-        ga, gb = np.take(g, a, axis=axis), np.take(g, b, axis=axis)
-        ua, ub = np.take(unknown, a, axis=axis), np.take(unknown, b, axis=axis)
-        known = ~ua & ~ub
-        if not (ga[known] == gb[known]).all():
-            continue
-        if known.sum() > best_overlap:
-            best, best_overlap = s, int(known.sum())
+        overlap = 0
+        ok = True
+        for a in range(n):
+            m = s - a
+            if m < 0 or m >= n:
+                continue
+            for j in range(other):
+                if axis == 0:
+                    ya, xa, ym, xm = a, j, m, j
+                else:
+                    ya, xa, ym, xm = j, a, j, m
+                if unknown[ya, xa] or unknown[ym, xm]:
+                    continue
+                if g[ya, xa] != g[ym, xm]:
+                    ok = False
+                    break
+                overlap += 1
+            if not ok:
+                break
+        if ok and overlap > best_overlap:
+            best, best_overlap = s, overlap
     return best
 
 
-def _symmetry_complete(g: Grid, c: Color) -> Grid | None:
-    unknown = _occluder(g, c)
-    if unknown is None:
-        return None
+@njit
+def _symmetry_complete(g, c):
+    unknown, ok = _occluder(g, c)
+    if not ok:
+        return empty()
+    h, w = g.shape
     out = g.copy()
+    fill = np.zeros((h, w), dtype=np.bool_)
     for _ in range(2):
-        for axis in (0, 1):
+        for axis in range(2):
             s = _mirror_axis(out, unknown, axis)
-            if s is None:
+            if s < 0:
                 continue
-            n = g.shape[axis]
-            idx = np.arange(n)
-            src = np.clip(s - idx, 0, n - 1)
-            valid = ((s - idx) >= 0) & ((s - idx) < n)
-            mirrored = np.take(out, src, axis=axis)
-            mir_unknown = np.take(unknown, src, axis=axis)
-            vshape = (n, 1) if axis == 0 else (1, n)
-            fill = unknown & ~mir_unknown & valid.reshape(vshape)
-            out[fill] = mirrored[fill]
-            unknown = unknown & ~fill
-        if g.shape[0] == g.shape[1]:
-            fill = unknown & ~unknown.T & (out.T == out.T)
-            if fill.any() and (out[~unknown & ~unknown.T] == out.T[~unknown & ~unknown.T]).all():
-                out[fill] = out.T[fill]
-                unknown = unknown & ~fill
-    return None if unknown.any() else out
+            n = h if axis == 0 else w
+            fill[:, :] = False
+            for y in range(h):
+                for x in range(w):
+                    a = y if axis == 0 else x
+                    m = s - a
+                    if m < 0 or m >= n or not unknown[y, x]:
+                        continue
+                    ym, xm = (m, x) if axis == 0 else (y, m)
+                    if not unknown[ym, xm]:
+                        fill[y, x] = True
+            for y in range(h):
+                for x in range(w):
+                    if fill[y, x]:
+                        a = y if axis == 0 else x
+                        if axis == 0:
+                            out[y, x] = out[s - a, x]
+                        else:
+                            out[y, x] = out[y, s - a]
+                        unknown[y, x] = False
+        if h == w:
+            anyfill = False
+            agree = True
+            for y in range(h):
+                for x in range(w):
+                    fill[y, x] = unknown[y, x] and not unknown[x, y]
+                    if fill[y, x]:
+                        anyfill = True
+                    if not unknown[y, x] and not unknown[x, y] and out[y, x] != out[x, y]:
+                        agree = False
+            if anyfill and agree:
+                for y in range(h):
+                    for x in range(w):
+                        if fill[y, x]:
+                            out[y, x] = out[x, y]
+                            unknown[y, x] = False
+    for y in range(h):
+        for x in range(w):
+            if unknown[y, x]:
+                return empty()
+    return out
 
 
-def _under_box(g: Grid, filled: Grid | None, c: Color) -> Grid | None:
+@njit
+def _under_box(g, filled, c):
     """The part of a completed grid under the bounding box of colour c in the original."""
-    if filled is None:
-        return None
-    ys, xs = np.nonzero(g == c)
-    return filled[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+    if filled.size == 0:
+        return empty()
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                y0 = min(y0, y)
+                x0 = min(x0, x)
+                y1 = max(y1, y + 1)
+                x1 = max(x1, x + 1)
+    return filled[y0:y1, x0:x1].copy()
 
 
-@primitive(cost=2.5, params="colours", shape="keep", first=True)
+@primitive(cost=2.5, params="colours", shape="keep", first=True, kernel=True)
 def symmetry_complete(g: Grid, c: Color) -> Grid | None:
     """Treat colour c (0, or blocky blobs) as unknown and fill it from the mirror symmetries."""
     return _symmetry_complete(g, c)
 
 
-@primitive(cost=2.5, params="colours", first=True)
+@primitive(cost=2.5, params="colours", first=True, kernel=True)
 def symmetry_patch(g: Grid, c: Color) -> Grid | None:
     """What the symmetric grid holds under the box of colour c."""
     return _under_box(g, _symmetry_complete(g, c), c)
 
 
-def _shift_ok(g: Grid, known: np.ndarray, p: int, axis: int) -> bool:
+@njit
+def _shift_ok(g, unknown, p, axis):
     """Do known cells agree with the known cells p steps further along axis?"""
-    n = g.shape[axis]
-    a = np.take(g, np.arange(n - p), axis=axis)
-    b = np.take(g, np.arange(p, n), axis=axis)
-    both = np.take(known, np.arange(n - p), axis=axis) & np.take(known, np.arange(p, n), axis=axis)
-    return bool((a[both] == b[both]).all())
-
-
-def _periodic_fill(g: Grid, c: Color) -> Grid | None:
-    """Fill cells of colour c from the smallest 2-d (or else diagonal) period the known cells agree with."""
-    unknown = _occluder(g, c)
-    if unknown is None:
-        return None
     h, w = g.shape
-    known = ~unknown
-    pys = [p for p in range(1, h + 1) if p == h or _shift_ok(g, known, p, 0)]
-    pxs = [p for p in range(1, w + 1) if p == w or _shift_ok(g, known, p, 1)]
-    ys, xs = np.nonzero(known)
-    colours = g[ys, xs].astype(np.int64)
-    for _, py, px in sorted((py * px, py, px) for py in pys for px in pxs):
+    for y in range(h - p if axis == 0 else h):
+        for x in range(w - p if axis == 1 else w):
+            y2, x2 = (y + p, x) if axis == 0 else (y, x + p)
+            if not unknown[y, x] and not unknown[y2, x2] and g[y, x] != g[y2, x2]:
+                return False
+    return True
+
+
+@njit
+def _tile_from(g, unknown, py, px, sign):
+    """The tile of the known cells' classes (y mod py, x mod px), or with py = 0 the classes
+    (x + sign * y) mod px: a full, consistent tile (int64, -1 = unseen), or an empty array."""
+    h, w = g.shape
+    p = px if py == 0 else py * px
+    tile = np.full(p, -1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            if unknown[y, x]:
+                continue
+            k = (x + sign * y) % px if py == 0 else (y % py) * px + x % px
+            if tile[k] < 0:
+                tile[k] = g[y, x]
+            elif tile[k] != g[y, x]:
+                return tile[:0]
+    for k in range(p):
+        if tile[k] < 0:
+            return tile[:0]
+    return tile
+
+
+@njit
+def _periodic_fill(g, c):
+    """Fill cells of colour c from the smallest 2-d (or else diagonal) period the known cells agree with."""
+    unknown, ok = _occluder(g, c)
+    if not ok:
+        return empty()
+    h, w = g.shape
+    pys = np.zeros(h, dtype=np.int64)
+    pxs = np.zeros(w, dtype=np.int64)
+    ny = 0
+    nx = 0
+    for p in range(1, h + 1):
+        if p == h or _shift_ok(g, unknown, p, 0):
+            pys[ny] = p
+            ny += 1
+    for p in range(1, w + 1):
+        if p == w or _shift_ok(g, unknown, p, 1):
+            pxs[nx] = p
+            nx += 1
+    # candidates in the order of (area, py, px)
+    keys = np.empty(ny * nx, dtype=np.int64)
+    for i in range(ny):
+        for j in range(nx):
+            keys[i * nx + j] = (pys[i] * pxs[j] * (h + 1) + pys[i]) * (w + 1) + pxs[j]
+    keys = np.sort(keys)
+    for key in keys:
+        px = key % (w + 1)
+        py = (key // (w + 1)) % (h + 1)
         if py == h and px == w:
             break
-        cls = (ys % py) * px + xs % px
-        keys = np.unique(cls * 16 + colours)
-        # every class of the tile seen exactly once with one colour: a consistent full tile
-        if len(keys) != py * px or len(np.unique(keys // 16)) != py * px:
+        tile = _tile_from(g, unknown, py, px, 1)
+        if tile.size == 0:
             continue
-        tile = np.zeros(py * px, dtype=np.uint8)
-        tile[keys // 16] = keys % 16
-        return np.tile(tile.reshape(py, px), (h // py + 1, w // px + 1))[:h, :w].copy()
-    return _diagonal_fill(g, known)
+        out = np.empty((h, w), dtype=np.uint8)
+        for y in range(h):
+            for x in range(w):
+                out[y, x] = tile[(y % py) * px + x % px]
+        return out
+    return _diagonal_fill(g, unknown)
 
 
-def _diagonal_fill(g: Grid, known: np.ndarray) -> Grid | None:
+@njit
+def _diagonal_fill(g, unknown):
     """Fill from the smallest period p along a diagonal: colour = f((x + y) mod p) or f((x - y) mod p)."""
     h, w = g.shape
-    ys, xs = np.nonzero(known)
-    colours = g[ys, xs].astype(np.int64)
-    yy, xx = np.indices((h, w))
     for p in range(2, max(h, w) + 1):
         for sign in (1, -1):
-            cls = (xs + sign * ys) % p
-            keys = np.unique(cls * 16 + colours)
-            if len(keys) == p and len(np.unique(keys // 16)) == p:
-                lut = np.zeros(p, dtype=np.uint8)
-                lut[keys // 16] = keys % 16
-                return lut[(xx + sign * yy) % p]
-    return None
+            lut = _tile_from(g, unknown, 0, p, sign)
+            if lut.size == 0:
+                continue
+            out = np.empty((h, w), dtype=np.uint8)
+            for y in range(h):
+                for x in range(w):
+                    out[y, x] = lut[(x + sign * y) % p]
+            return out
+    return empty()
 
 
-@primitive(cost=2.5, params="colours", shape="keep", first=True)
+@primitive(cost=2.5, params="colours", shape="keep", first=True, kernel=True)
 def pattern_complete(g: Grid, c: Color) -> Grid | None:
     """Treat colour c (0, or blocky blobs) as unknown and fill it by continuing the pattern."""
     return _periodic_fill(g, c)
 
 
-@primitive(cost=2.5, params="colours", first=True)
+@primitive(cost=2.5, params="colours", first=True, kernel=True)
 def pattern_patch(g: Grid, c: Color) -> Grid | None:
     """What the continued pattern holds under the box of colour c."""
     return _under_box(g, _periodic_fill(g, c), c)
 
 
-@primitive(cost=2.5, params=(("pattern",), ("symmetry",)), shape="keep", first=True)
+@primitive(cost=2.5, params=(("pattern",), ("symmetry",)), shape="keep", first=True, kernel=True)
 def complete_zeros(g: Grid, how: str) -> Grid | None:
     """Treat the 0 cells of the input as unknown and fill them from its repeating pattern or symmetry."""
-    return _periodic_fill(g, 0) if how == "pattern" else _symmetry_complete(g, 0)
+    if how == PATTERN:
+        return _periodic_fill(g, 0)
+    return _symmetry_complete(g, 0)
 
 
 def _fill_from(box: Grid, images: list) -> Grid | None:
@@ -187,47 +298,136 @@ def mirror_fill(box: Grid) -> Grid | None:
     return None
 
 
-@primitive(cost=2, shape="keep")
+# The images of a box _fill_codes knows, by code: flip_ud, flip_lr, rotate180, transpose,
+# anti-transpose, quarter turn anticlockwise, quarter turn clockwise (the last four: square boxes).
+_UD, _LR, _TURN, _T, _ANTI, _ROT1, _ROT3 = 0, 1, 2, 3, 4, 5, 6
+
+
+@njit
+def _fill_codes(box, codes):
+    """box with its zeros filled from the images `codes` in turn (a later image fills what is
+    still 0), or the empty grid when a non-zero cell of an image disagrees with the filling so far."""
+    h, w = box.shape
+    filled = box.copy()
+    for code in codes:
+        for y in range(h):
+            for x in range(w):
+                if code == _UD:
+                    v = box[h - 1 - y, x]
+                elif code == _LR:
+                    v = box[y, w - 1 - x]
+                elif code == _TURN:
+                    v = box[h - 1 - y, w - 1 - x]
+                elif code == _T:
+                    v = box[x, y]
+                elif code == _ANTI:
+                    v = box[w - 1 - x, h - 1 - y]
+                elif code == _ROT1:
+                    v = box[x, w - 1 - y]
+                else:
+                    v = box[h - 1 - x, y]
+                f = filled[y, x]
+                if f == 0:
+                    filled[y, x] = v
+                elif v != 0 and f != v:
+                    return empty()
+    return filled
+
+
+@njit
+def mirror_fill_kernel(box):
+    """mirror_fill for kernels: box (uint8, non-empty) filled, or the empty grid where mirror_fill gives None."""
+    h, w = box.shape
+    if h == w:
+        filled = _fill_codes(box, np.array([_UD, _LR, _TURN, _T, _ANTI, _ROT1, _ROT3]))
+        if filled.size:
+            return filled
+    filled = _fill_codes(box, np.array([_UD, _LR, _TURN]))
+    if filled.size:
+        return filled
+    filled = _fill_codes(box, np.array([_LR]))
+    if filled.size:
+        return filled
+    filled = _fill_codes(box, np.array([_UD]))
+    if filled.size:
+        return filled
+    filled = _fill_codes(box, np.array([_TURN]))
+    if filled.size or h != w:
+        return filled
+    filled = _fill_codes(box, np.array([_T]))
+    if filled.size:
+        return filled
+    return _fill_codes(box, np.array([_ANTI]))
+
+
+@primitive(cost=2, shape="keep", kernel=True)
 def symmetrize(g: Grid) -> Grid | None:
     """Fill the zeros of the content's box from its mirror images (the most symmetry its cells agree with)."""
-    ys, xs = np.nonzero(g)
-    if len(ys) < 2:
-        return None
-    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    box = g[y0:y1, x0:x1]
-    filled = mirror_fill(box)
-    if filled is None:
-        return None
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                n += 1
+                y0 = min(y0, y)
+                x0 = min(x0, x)
+                y1 = max(y1, y + 1)
+                x1 = max(x1, x + 1)
+    if n < 2:
+        return empty()
+    filled = mirror_fill_kernel(g[y0:y1, x0:x1].copy())
+    if filled.size == 0:
+        return empty()
     out = g.copy()
     out[y0:y1, x0:x1] = filled
     return out
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep")
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def complete_turns(g: Grid, mark: bool) -> Grid | None:
     """Complete the content to a square that quarter turns keep (one placement must fit); new cells marked or filled."""
-    ys, xs = np.nonzero(g)
-    if len(ys) < 3:
-        return None
-    y0, x0 = ys.min(), xs.min()
-    h, w = ys.max() - y0 + 1, xs.max() - x0 + 1
+    gh, gw = g.shape
+    y0, x0, y1, x1 = gh, gw, -1, -1
+    cnt = 0
+    for y in range(gh):
+        for x in range(gw):
+            if g[y, x] != 0:
+                cnt += 1
+                y0 = min(y0, y)
+                x0 = min(x0, x)
+                y1 = max(y1, y + 1)
+                x1 = max(x1, x + 1)
+    if cnt < 3:
+        return empty()
+    h, w = y1 - y0, x1 - x0
     n = max(h, w)
-    found = None
-    for oy in {0, n - h}:
-        for ox in {0, n - w}:
-            top, left = y0 - oy, x0 - ox
-            if top < 0 or left < 0 or top + n > g.shape[0] or left + n > g.shape[1]:
+    turns = np.array([_ROT1, _TURN, _ROT3])
+    found = False
+    best_top, best_left = 0, 0
+    best = empty()
+    for i in range(2):
+        oy = 0 if i == 0 else n - h
+        if i == 1 and oy == 0:
+            continue
+        for j in range(2):
+            ox = 0 if j == 0 else n - w
+            if j == 1 and ox == 0:
                 continue
-            box = g[top:top + n, left:left + n]
-            filled = _fill_from(box, [np.rot90(box, k) for k in (1, 2, 3)])
-            if filled is not None:
-                if found is not None:
-                    return None  # two placements agree: ambiguous
-                found = (top, left, box, filled)
-    if found is None:
-        return None
-    top, left, box, filled = found
+            top, left = y0 - oy, x0 - ox
+            if top < 0 or left < 0 or top + n > gh or left + n > gw:
+                continue
+            filled = _fill_codes(g[top:top + n, left:left + n].copy(), turns)
+            if filled.size:
+                if found:
+                    return empty()  # two placements agree: ambiguous
+                found = True
+                best_top, best_left, best = top, left, filled
+    if not found:
+        return empty()
     out = g.copy()
-    new = (box == 0) & (filled != 0)
-    out[top:top + n, left:left + n][new] = MARKER if mark else filled[new]
+    for y in range(n):
+        for x in range(n):
+            if g[best_top + y, best_left + x] == 0 and best[y, x] != 0:
+                out[best_top + y, best_left + x] = MARKER if mark else best[y, x]
     return out

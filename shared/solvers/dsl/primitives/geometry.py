@@ -8,156 +8,243 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.solvers.dsl.primitives.objects import components
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
 
-def _fits(g: Grid) -> Grid | None:
-    return g if g.shape[0] <= MAX_SIDE and g.shape[1] <= MAX_SIDE else None
-
-
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def rotate90(g: Grid) -> Grid:
     """Rotate a quarter turn anticlockwise."""
-    return np.ascontiguousarray(np.rot90(g, 1))
+    h, w = g.shape
+    out = np.empty((w, h), dtype=np.uint8)
+    for y in range(w):
+        for x in range(h):
+            out[y, x] = g[x, w - 1 - y]
+    return out
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def rotate180(g: Grid) -> Grid:
     """Rotate a half turn."""
-    return np.ascontiguousarray(np.rot90(g, 2))
+    return g[::-1, ::-1].copy()
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def rotate270(g: Grid) -> Grid:
     """Rotate a quarter turn clockwise."""
-    return np.ascontiguousarray(np.rot90(g, 3))
+    h, w = g.shape
+    out = np.empty((w, h), dtype=np.uint8)
+    for y in range(w):
+        for x in range(h):
+            out[y, x] = g[h - 1 - x, y]
+    return out
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def flip_lr(g: Grid) -> Grid:
     """Mirror left to right."""
-    return np.ascontiguousarray(g[:, ::-1])
+    return g[:, ::-1].copy()
 
 
-@primitive(cost=1, shape="keep")
+@primitive(cost=1, shape="keep", kernel=True)
 def flip_ud(g: Grid) -> Grid:
     """Mirror top to bottom."""
-    return np.ascontiguousarray(g[::-1, :])
+    return g[::-1, :].copy()
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def transpose(g: Grid) -> Grid:
     """Swap rows and columns."""
-    return np.ascontiguousarray(g.T)
+    return g.T.copy()
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def anti_transpose(g: Grid) -> Grid:
     """Reflect in the anti-diagonal."""
-    return np.ascontiguousarray(np.rot90(g, 2).T)
+    return g[::-1, ::-1].T.copy()
 
 
-@primitive(cost=1.5, params=((-1, 0), (1, 0), (0, -1), (0, 1)), shape="keep")
+@primitive(cost=1.5, params=((-1, 0), (1, 0), (0, -1), (0, 1)), shape="keep", kernel=True)
 def shift(g: Grid, dy: int, dx: int) -> Grid:
     """Move every cell by (dy, dx), filling with 0 and dropping what leaves the grid."""
-    out = np.zeros_like(g)
     h, w = g.shape
-    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = g[max(-dy, 0):h - max(dy, 0),
-                                                                  max(-dx, 0):w - max(dx, 0)]
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(max(dy, 0), h + min(dy, 0)):
+        for x in range(max(dx, 0), w + min(dx, 0)):
+            out[y, x] = g[y - dy, x - dx]
     return out
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def crop_content(g: Grid) -> Grid | None:
     """Crop to the bounding box of the non-zero cells."""
-    ys, xs = np.nonzero(g)
-    if len(ys) == 0:
-        return None
-    return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+    y0, x0, y1, x1 = bbox_nonzero(g)
+    if y1 < 0:
+        return empty()
+    return g[y0:y1, x0:x1].copy()
 
 
-@primitive(cost=1.5, params=((False,), (True,)), shape="keep")
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True)
 def keep_middle(g: Grid, row: bool) -> Grid | None:
     """Keep only the middle column (or row) of a grid of odd width (or height); clear the rest."""
-    n = g.shape[0] if row else g.shape[1]
+    h, w = g.shape
+    n = h if row else w
     if n % 2 == 0 or n < 3:
-        return None
-    out = np.zeros_like(g)
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    m = n // 2
     if row:
-        out[n // 2] = g[n // 2]
+        for x in range(w):
+            out[m, x] = g[m, x]
     else:
-        out[:, n // 2] = g[:, n // 2]
+        for y in range(h):
+            out[y, m] = g[y, m]
     return out
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def crop_lines(g: Grid) -> Grid | None:
     """Crop to the box that two full rows and two full columns of non-zero cells enclose, lines included."""
-    rows = np.nonzero(g.all(axis=1))[0]
-    cols = np.nonzero(g.all(axis=0))[0]
-    if len(rows) != 2 or len(cols) != 2 or rows[1] - rows[0] < 2 or cols[1] - cols[0] < 2:
-        return None
-    if rows[1] - rows[0] + 1 == g.shape[0] and cols[1] - cols[0] + 1 == g.shape[1]:
-        return None  # the lines are the grid's edges: nothing to crop
+    h, w = g.shape
+    rows = np.zeros(2, dtype=np.int64)
+    nr = 0
+    for y in range(h):
+        full = True
+        for x in range(w):
+            if g[y, x] == 0:
+                full = False
+                break
+        if full:
+            if nr < 2:
+                rows[nr] = y
+            nr += 1
+    cols = np.zeros(2, dtype=np.int64)
+    nc = 0
+    for x in range(w):
+        full = True
+        for y in range(h):
+            if g[y, x] == 0:
+                full = False
+                break
+        if full:
+            if nc < 2:
+                cols[nc] = x
+            nc += 1
+    if nr != 2 or nc != 2 or rows[1] - rows[0] < 2 or cols[1] - cols[0] < 2:
+        return empty()
+    if rows[1] - rows[0] + 1 == h and cols[1] - cols[0] + 1 == w:
+        return empty()  # the lines are the grid's edges: nothing to crop
     return g[rows[0]:rows[1] + 1, cols[0]:cols[1] + 1].copy()
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def pad_edges(g: Grid) -> Grid | None:
     """Add a ring of cells copying the nearest edge cell (corners 0)."""
-    out = np.pad(g, 1, mode="edge")
-    out[0, 0] = out[0, -1] = out[-1, 0] = out[-1, -1] = 0
-    return _fits(out)
+    h, w = g.shape
+    if h + 2 > MAX_SIDE or w + 2 > MAX_SIDE:
+        return empty()
+    out = np.zeros((h + 2, w + 2), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y + 1, x + 1] = g[y, x]
+    for x in range(w):
+        out[0, x + 1] = g[0, x]
+        out[h + 1, x + 1] = g[h - 1, x]
+    for y in range(h):
+        out[y + 1, 0] = g[y, 0]
+        out[y + 1, w + 1] = g[y, w - 1]
+    return out
 
 
-@primitive(cost=1, shape="change")
+@primitive(cost=1, shape="change", kernel=True)
 def trim(g: Grid) -> Grid | None:
     """Remove the outermost ring of cells (a frame)."""
-    if g.shape[0] < 3 or g.shape[1] < 3:
-        return None
-    return g[1:-1, 1:-1].copy()
+    h, w = g.shape
+    if h < 3 or w < 3:
+        return empty()
+    return g[1:h - 1, 1:w - 1].copy()
 
 
-@primitive(cost=1)
+@njit
+def _crop_colour(g, c):
+    """The crop to the bounding box of the cells of colour c (empty where there are none, or c is 0)."""
+    if c == 0:
+        return empty()
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                y0 = min(y0, y)
+                x0 = min(x0, x)
+                y1 = max(y1, y)
+                x1 = max(x1, x)
+    if y1 < 0:
+        return empty()
+    return g[y0:y1 + 1, x0:x1 + 1].copy()
+
+
+@primitive(cost=1, kernel=True)
 def crop_minor(g: Grid) -> Grid | None:
     """Crop to the bounding box of the least frequent non-zero colour."""
-    counts = np.bincount(g.ravel(), minlength=16)
-    present = [c for c in range(1, 16) if counts[c]]
-    if len(present) < 2:
-        return None
-    return crop_colour(g, min(present, key=lambda c: (counts[c], c)))
+    n = counts(g)
+    best, present = 0, 0
+    for c in range(1, 16):
+        if n[c]:
+            present += 1
+            if best == 0 or n[c] < n[best]:
+                best = c
+    if present < 2:
+        return empty()
+    return _crop_colour(g, best)
 
 
-@primitive(cost=2, params="colours")
+@primitive(cost=2, params="colours", kernel=True)
 def crop_colour(g: Grid, c: Color) -> Grid | None:
     """Crop to the bounding box of the cells of colour c."""
-    ys, xs = np.nonzero(g == c)
-    if len(ys) == 0 or c == 0:
-        return None
-    return g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+    return _crop_colour(g, c)
 
 
-@primitive(cost=1.5, params=((2,), (3,), (4,), (5,)), shape="change")
+@njit
+def _scale(g, k):
+    """Each cell blown up into a k x k block (empty where that exceeds MAX_SIDE)."""
+    h, w = g.shape
+    if h * k > MAX_SIDE or w * k > MAX_SIDE:
+        return empty()
+    out = np.empty((h * k, w * k), dtype=np.uint8)
+    for y in range(h * k):
+        for x in range(w * k):
+            out[y, x] = g[y // k, x // k]
+    return out
+
+
+@primitive(cost=1.5, params=((2,), (3,), (4,), (5,)), shape="change", kernel=True)
 def scale_up(g: Grid, k: int) -> Grid | None:
     """Blow each cell up into a k x k block."""
-    return _fits(np.kron(g, np.ones((k, k), dtype=g.dtype)))
+    return _scale(g, k)
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def scale_by_colours(g: Grid) -> Grid | None:
     """Blow each cell up by the number of distinct non-zero colours in the grid."""
-    k = len(np.unique(g[g != 0]))
-    return _fits(np.kron(g, np.ones((k, k), dtype=g.dtype))) if k > 1 else None
+    n = counts(g)
+    k = 0
+    for c in range(1, 16):
+        if n[c]:
+            k += 1
+    if k <= 1:
+        return empty()
+    return _scale(g, k)
 
 
-@primitive(cost=1.5, params=((2,), (3,)), shape="change")
+@primitive(cost=1.5, params=((2,), (3,)), shape="change", kernel=True)
 def scale_down(g: Grid, k: int) -> Grid | None:
     """Keep one cell of each k x k block (the grid must divide exactly)."""
     h, w = g.shape
-    if h % k or w % k or h == k and w == k:
-        return None
+    if h % k != 0 or w % k != 0 or (h == k and w == k):
+        return empty()
     return g[::k, ::k].copy()
 
 
@@ -169,125 +256,271 @@ def smallest_period(g: Grid) -> tuple[int, int]:
     return py, px
 
 
-@primitive(cost=1.5, shape="change")
+@njit
+def _period(g):
+    """smallest_period, compiled: the smallest (py, px) with g[y] == g[y + py] and g[:, x] == g[:, x + px]."""
+    h, w = g.shape
+    py = h
+    for p in range(1, h):
+        ok = True
+        for y in range(h - p):
+            for x in range(w):
+                if g[y + p, x] != g[y, x]:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            py = p
+            break
+    px = w
+    for p in range(1, w):
+        ok = True
+        for y in range(h):
+            for x in range(w - p):
+                if g[y, x + p] != g[y, x]:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            px = p
+            break
+    return py, px
+
+
+@primitive(cost=1.5, shape="change", kernel=True)
 def period_tile(g: Grid) -> Grid | None:
     """The smallest block whose repetition down and across makes the grid (None if it does not repeat)."""
-    py, px = smallest_period(g)
-    if (py, px) == g.shape:
-        return None
+    py, px = _period(g)
+    if py == g.shape[0] and px == g.shape[1]:
+        return empty()
     return g[:py, :px].copy()
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def diagonal(g: Grid) -> Grid | None:
     """A row or column of n cells laid along the main diagonal of an n x n grid of zeros."""
-    if min(g.shape) != 1 or not 1 < g.size <= MAX_SIDE:
-        return None
-    return np.diag(g.ravel()).astype(np.uint8)
+    h, w = g.shape
+    n = h * w
+    if min(h, w) != 1 or not 1 < n <= MAX_SIDE:
+        return empty()
+    out = np.zeros((n, n), dtype=np.uint8)
+    for i in range(n):
+        out[i, i] = g[0, i] if h == 1 else g[i, 0]
+    return out
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def stretch_square(g: Grid) -> Grid | None:
     """A row or column of n cells repeated into an n x n grid (a column's cells fill their rows)."""
-    if min(g.shape) != 1 or not 1 < g.size <= MAX_SIDE:
-        return None
-    n = g.size
-    return np.ascontiguousarray(np.broadcast_to(g, (n, n)))
+    h, w = g.shape
+    n = h * w
+    if min(h, w) != 1 or not 1 < n <= MAX_SIDE:
+        return empty()
+    out = np.empty((n, n), dtype=np.uint8)
+    for y in range(n):
+        for x in range(n):
+            out[y, x] = g[0, x] if h == 1 else g[y, 0]
+    return out
 
 
-@primitive(cost=1.5, params=((2,), (3,)), shape="change")
+@primitive(cost=1.5, params=((2,), (3,)), shape="change", kernel=True)
 def canvas(g: Grid, k: int) -> Grid | None:
     """The grid at the top left of an empty canvas k times its size (room to draw beyond it)."""
     h, w = g.shape
     if k * max(h, w) > MAX_SIDE:
-        return None
+        return empty()
     out = np.zeros((k * h, k * w), dtype=np.uint8)
     out[:h, :w] = g
     return out
 
 
-@primitive(cost=1)
+@primitive(cost=1, kernel=True)
 def compress(g: Grid) -> Grid:
     """Collapse runs of identical rows and identical columns into one."""
-    keep_r = np.concatenate([[True], (g[1:] != g[:-1]).any(axis=1)])
-    g = g[keep_r]
-    keep_c = np.concatenate([[True], (g[:, 1:] != g[:, :-1]).any(axis=0)])
-    return g[:, keep_c].copy()
+    h, w = g.shape
+    rows = np.empty(h, dtype=np.int64)
+    nr = 0
+    for y in range(h):
+        keep = y == 0
+        if not keep:
+            for x in range(w):
+                if g[y, x] != g[y - 1, x]:
+                    keep = True
+                    break
+        if keep:
+            rows[nr] = y
+            nr += 1
+    cols = np.empty(w, dtype=np.int64)
+    nc = 0
+    for x in range(w):
+        keep = x == 0
+        if not keep:
+            for i in range(nr):
+                if g[rows[i], x] != g[rows[i], x - 1]:
+                    keep = True
+                    break
+        if keep:
+            cols[nc] = x
+            nc += 1
+    out = np.empty((nr, nc), dtype=np.uint8)
+    for i in range(nr):
+        for j in range(nc):
+            out[i, j] = g[rows[i], cols[j]]
+    return out
 
 
-@primitive(cost=1.5, params=((True,), (False,)), shape="change")
+@primitive(cost=1.5, params=((True,), (False,)), shape="change", kernel=True)
 def crop_frame(g: Grid, inside: bool) -> Grid | None:
     """The largest rectangular frame (a box outline of one colour, 3 x 3 or more), or just its inside."""
-    best, area = None, 0
-    for ys, xs in components(g, True, True):
-        y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
-        if y1 - y0 < 2 or x1 - x0 < 2 or (y1 - y0 + 1) * (x1 - x0 + 1) <= area:
+    h, w = g.shape
+    labels, n = label(g, True, True)
+    y0 = np.full(n + 1, h, dtype=np.int64)
+    x0 = np.full(n + 1, w, dtype=np.int64)
+    y1 = np.full(n + 1, -1, dtype=np.int64)
+    x1 = np.full(n + 1, -1, dtype=np.int64)
+    fy = np.full(n + 1, -1, dtype=np.int64)  # each component's first cell in reading order
+    fx = np.zeros(n + 1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            if i == 0:
+                continue
+            if fy[i] < 0:
+                fy[i], fx[i] = y, x
+            y0[i] = min(y0[i], y)
+            x0[i] = min(x0[i], x)
+            y1[i] = max(y1[i], y)
+            x1[i] = max(x1[i], x)
+    # the largest frame; among equal areas the first by (box top, box left, first cell)
+    best, area = 0, 0
+    for i in range(1, n + 1):
+        a, b, p, q = y0[i], y1[i], x0[i], x1[i]
+        if b - a < 2 or q - p < 2:
             continue
-        c = g[ys[0], xs[0]]
-        if (g[y0, x0:x1 + 1] == c).all() and (g[y1, x0:x1 + 1] == c).all() and \
-                (g[y0:y1 + 1, x0] == c).all() and (g[y0:y1 + 1, x1] == c).all():
-            best, area = (y0, y1, x0, x1), (y1 - y0 + 1) * (x1 - x0 + 1)
-    if best is None:
-        return None
-    y0, y1, x0, x1 = best
-    return g[y0 + 1:y1, x0 + 1:x1].copy() if inside else g[y0:y1 + 1, x0:x1 + 1].copy()
+        size = (b - a + 1) * (q - p + 1)
+        if size < area:
+            continue
+        if size == area and (a, p, fy[i], fx[i]) > (y0[best], x0[best], fy[best], fx[best]):
+            continue
+        c = g[fy[i], fx[i]]
+        ok = True
+        for x in range(p, q + 1):
+            if g[a, x] != c or g[b, x] != c:
+                ok = False
+                break
+        if ok:
+            for y in range(a, b + 1):
+                if g[y, p] != c or g[y, q] != c:
+                    ok = False
+                    break
+        if ok:
+            best, area = i, size
+    if best == 0:
+        return empty()
+    a, b, p, q = y0[best], y1[best], x0[best], x1[best]
+    if inside:
+        return g[a + 1:b, p + 1:q].copy()
+    return g[a:b + 1, p:q + 1].copy()
 
 
-@primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change")
+@primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change", kernel=True)
 def tile(g: Grid, ry: int, rx: int) -> Grid | None:
     """Repeat the grid ry times down and rx times across."""
-    return _fits(np.tile(g, (ry, rx)))
+    h, w = g.shape
+    if h * ry > MAX_SIDE or w * rx > MAX_SIDE:
+        return empty()
+    out = np.empty((h * ry, w * rx), dtype=np.uint8)
+    for y in range(h * ry):
+        for x in range(w * rx):
+            out[y, x] = g[y % h, x % w]
+    return out
 
 
-@primitive(cost=1.5, shape="change")
+@njit
+def _mirrored(g, across, down):
+    """The grid with its left-right mirror appended on the right (across) and the whole mirrored below (down)."""
+    h, w = g.shape
+    oh = 2 * h if down else h
+    ow = 2 * w if across else w
+    if oh > MAX_SIDE or ow > MAX_SIDE:
+        return empty()
+    out = np.empty((oh, ow), dtype=np.uint8)
+    for y in range(oh):
+        sy = y if y < h else 2 * h - 1 - y
+        for x in range(ow):
+            out[y, x] = g[sy, x if x < w else 2 * w - 1 - x]
+    return out
+
+
+@primitive(cost=1.5, shape="change", kernel=True)
 def mirror_right(g: Grid) -> Grid | None:
     """Append the left-right mirror image on the right."""
-    return _fits(np.hstack([g, g[:, ::-1]]))
+    return _mirrored(g, True, False)
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def mirror_down(g: Grid) -> Grid | None:
     """Append the top-bottom mirror image below."""
-    return _fits(np.vstack([g, g[::-1]]))
+    return _mirrored(g, False, True)
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def mirror_four(g: Grid) -> Grid | None:
     """Four mirrored copies: the grid, its mirrors and its half-turn, as a 2x2 kaleidoscope."""
-    top = np.hstack([g, g[:, ::-1]])
-    return _fits(np.vstack([top, top[::-1]]))
+    return _mirrored(g, True, True)
 
 
-@primitive(cost=1.5, shape="change")
+@primitive(cost=1.5, shape="change", kernel=True)
 def rotate_four(g: Grid) -> Grid | None:
     """Four rotated copies of a square grid turning round the centre (a pinwheel)."""
-    if g.shape[0] != g.shape[1]:
-        return None
-    top = np.hstack([g, np.rot90(g, 3)])
-    bottom = np.hstack([np.rot90(g, 1), np.rot90(g, 2)])
-    return _fits(np.vstack([top, bottom]))
+    n = g.shape[0]
+    if g.shape[1] != n or 2 * n > MAX_SIDE:
+        return empty()
+    out = np.empty((2 * n, 2 * n), dtype=np.uint8)
+    m = n - 1
+    for y in range(n):
+        for x in range(n):
+            out[y, x] = g[y, x]
+            out[y, n + x] = g[m - x, y]  # a quarter turn clockwise
+            out[n + y, x] = g[x, m - y]  # a quarter turn anticlockwise
+            out[n + y, n + x] = g[m - y, m - x]
+    return out
 
 
-def _self_tile(g: Grid, where: np.ndarray) -> Grid | None:
+@njit
+def _self_tile(g, where):
+    """A copy of g in each block (Y, X) of an h x w grid of blocks where `where[Y, X]`, zeros elsewhere."""
     h, w = g.shape
     if h * h > MAX_SIDE or w * w > MAX_SIDE:
-        return None
-    return (np.kron(where, np.ones_like(g)) * np.tile(g, (h, w))).astype(np.uint8)
+        return empty()
+    out = np.zeros((h * h, w * w), dtype=np.uint8)
+    for by in range(h):
+        for bx in range(w):
+            if where[by, bx]:
+                for y in range(h):
+                    for x in range(w):
+                        out[by * h + y, bx * w + x] = g[y, x]
+    return out
 
 
-@primitive(cost=2, shape="change")
+@primitive(cost=2, shape="change", kernel=True)
 def self_tile(g: Grid) -> Grid | None:
     """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
     return _self_tile(g, g != 0)
 
 
-@primitive(cost=2.5, shape="change", params="colours")
+@primitive(cost=2.5, shape="change", params="colours", kernel=True)
 def self_tile_on(g: Grid, c: int) -> Grid | None:
     """Place a copy of the grid wherever a cell has colour c."""
-    return _self_tile(g, g == c) if (g == c).any() else None
+    where = g == c
+    if not where.any():
+        return empty()
+    return _self_tile(g, where)
 
 
-@primitive(cost=2.5, shape="change")
+@primitive(cost=2.5, shape="change", kernel=True)
 def self_tile_common(g: Grid) -> Grid | None:
     """Place a copy of the grid wherever a cell has its most frequent colour (ties: the lowest)."""
-    return _self_tile(g, g == np.argmax(np.bincount(g.ravel())))
+    return _self_tile(g, g == np.argmax(counts(g)))

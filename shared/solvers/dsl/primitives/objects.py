@@ -13,6 +13,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import ndimage
 
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
 
@@ -119,25 +121,52 @@ def colour_layers(g: Grid) -> Grids | None:
     return tuple(np.where(g == c, g, 0).astype(np.uint8) for c in present)
 
 
-@primitive(cost=1.5, shape="keep")
-def keep_largest(g: Grid) -> Grid | None:
-    """Keep only the largest object (8-connected, any colours) where it is; ties refuse."""
-    comps = sorted(components(g, True, False), key=lambda yx: -len(yx[0]))
-    if len(comps) < 2 or len(comps[0][0]) == len(comps[1][0]):
-        return None
-    ys, xs = comps[0]
-    out = np.zeros_like(g)
-    out[ys, xs] = g[ys, xs]
+@njit
+def _sizes(labels, n):
+    """Cells per component label, indexed 0 .. n (int64)."""
+    out = np.zeros(n + 1, dtype=np.int64)
+    h, w = labels.shape
+    for y in range(h):
+        for x in range(w):
+            out[labels[y, x]] += 1
     return out
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
+def keep_largest(g: Grid) -> Grid | None:
+    """Keep only the largest object (8-connected, any colours) where it is; ties refuse."""
+    labels, n = label(g, True, False)
+    if n < 2:
+        return empty()
+    sizes = _sizes(labels, n)
+    best, ties = 1, 0
+    for i in range(2, n + 1):
+        if sizes[i] > sizes[best]:
+            best, ties = i, 0
+        elif sizes[i] == sizes[best]:
+            ties += 1
+    if ties:
+        return empty()
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if labels[y, x] == best:
+                out[y, x] = g[y, x]
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
 def remove_small(g: Grid) -> Grid | None:
     """Remove objects of one or two cells (noise), keeping the rest where they are."""
+    labels, n = label(g, True, False)
+    sizes = _sizes(labels, n)
+    h, w = g.shape
     out = g.copy()
-    for ys, xs in components(g, True, False):
-        if len(ys) <= 2:
-            out[ys, xs] = 0
+    for y in range(h):
+        for x in range(w):
+            if labels[y, x] != 0 and sizes[labels[y, x]] <= 2:
+                out[y, x] = 0
     return out
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.solvers.dsl.primitives.drawing import connect
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import counts, empty
+from shared.solvers.dsl.primitives.lines import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
 
@@ -51,123 +53,262 @@ def _line_cuts(g: Grid, max_parts: int = MAX_PARTS) -> tuple[list, list] | None:
     return (best[1], best[2]) if best else None
 
 
-@primitive(cost=1)
+@njit
+def _spans(sep):
+    """Runs of indices that are not separators, as rows (start, stop) of an int64 array."""
+    n = sep.shape[0]
+    out = np.empty((n, 2), dtype=np.int64)
+    k = 0
+    start = -1
+    for i in range(n + 1):
+        s = True if i == n else sep[i]
+        if not s and start < 0:
+            start = i
+        elif s and start >= 0:
+            out[k, 0] = start
+            out[k, 1] = i
+            k += 1
+            start = -1
+    return out[:k].copy()
+
+
+@njit
+def _cuts(g, max_parts):
+    """_line_cuts, compiled: (row spans, column spans) between the full lines of the non-zero colour
+    with the most such lines; both with no rows where there are none."""
+    h, w = g.shape
+    best_ry = np.empty((0, 2), dtype=np.int64)
+    best_rx = np.empty((0, 2), dtype=np.int64)
+    best = -1
+    rows = np.empty(h, dtype=np.bool_)
+    cols = np.empty(w, dtype=np.bool_)
+    for c in range(1, 10):
+        nrows = 0
+        for y in range(h):
+            full = True
+            for x in range(w):
+                if g[y, x] != c:
+                    full = False
+                    break
+            rows[y] = full
+            nrows += full
+        ncols = 0
+        for x in range(w):
+            full = True
+            for y in range(h):
+                if g[y, x] != c:
+                    full = False
+                    break
+            cols[x] = full
+            ncols += full
+        if nrows == 0 and ncols == 0 or nrows == h:
+            continue
+        ry, rx = _spans(rows), _spans(cols)
+        n_lines = nrows + ncols
+        n_parts = ry.shape[0] * rx.shape[0]
+        if n_parts < 2 or n_parts > max_parts or best >= n_lines:
+            continue
+        best, best_ry, best_rx = n_lines, ry, rx
+    return best_ry, best_rx
+
+
+@njit
+def _commonest(g, a, b, p, q, count_zero):
+    """The most frequent colour of g[a:b, p:q] (ties: the lowest), or of its non-zero cells."""
+    n = counts(g[a:b, p:q])
+    if not count_zero:
+        n[0] = 0
+    return np.argmax(n)
+
+
+@njit
+def _layout(g, ry, rx, count_zero):
+    """One cell per (row span, column span) block: the block's commonest colour (or non-zero colour)."""
+    out = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.uint8)
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            out[i, j] = _commonest(g, ry[i, 0], ry[i, 1], rx[j, 0], rx[j, 1], count_zero)
+    return out
+
+
+@primitive(cost=1, kernel=True)
 def cell_colours(g: Grid) -> Grid | None:
     """Cut along separator lines and give each cell its most frequent colour: the layout as a grid."""
-    cuts = _line_cuts(g)
-    if cuts is None:
-        return None
-    return _layout(g, *cuts, count_zero=True)
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] == 0:
+        return empty()
+    return _layout(g, ry, rx, True)
 
 
-def _layout(g: Grid, ry: list, rx: list, count_zero: bool) -> Grid:
-    """One cell per (row span, column span) block: the block's commonest colour (or non-zero colour)."""
-    out = np.zeros((len(ry), len(rx)), dtype=np.uint8)
-    for i, (a, b) in enumerate(ry):
-        for j, (p, q) in enumerate(rx):
-            counts = np.bincount(g[a:b, p:q].ravel(), minlength=16)
-            counts[0] *= count_zero
-            out[i, j] = counts.argmax()
-    return out
-
-
-@primitive(cost=1.5)
+@primitive(cost=1.5, kernel=True)
 def block_colours(g: Grid) -> Grid | None:
     """Cut along empty rows and columns and give each block its most frequent non-zero colour: the layout as a grid."""
-    ry, rx = _separators(~g.any(axis=1)), _separators(~g.any(axis=0))
-    if len(ry) * len(rx) < 2 or len(ry) * len(rx) > MAX_PARTS:
-        return None
-    return _layout(g, ry, rx, count_zero=False)
+    h, w = g.shape
+    rows = np.ones(h, dtype=np.bool_)
+    cols = np.ones(w, dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                rows[y] = False
+                cols[x] = False
+    ry, rx = _spans(rows), _spans(cols)
+    n = ry.shape[0] * rx.shape[0]
+    if n < 2 or n > MAX_PARTS:
+        return empty()
+    return _layout(g, ry, rx, False)
 
 
-@primitive(cost=1.5, shape="keep")
+@njit
+def _cells(ry, rx):
+    """The cells (a, b, p, q) of row spans x column spans, in reading order."""
+    out = np.empty((ry.shape[0] * rx.shape[0], 4), dtype=np.int64)
+    k = 0
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = ry[i, 0], ry[i, 1], rx[j, 0], rx[j, 1]
+            k += 1
+    return out
+
+
+@njit
+def _equal_cells(cells):
+    """Whether all the cells have one size."""
+    h, w = cells[0, 1] - cells[0, 0], cells[0, 3] - cells[0, 2]
+    for k in range(1, cells.shape[0]):
+        if cells[k, 1] - cells[k, 0] != h or cells[k, 3] - cells[k, 2] != w:
+            return False
+    return True
+
+
+@njit
+def _nonzero_in(g, a, b, p, q):
+    """Non-zero cells of g[a:b, p:q]."""
+    n = 0
+    for y in range(a, b):
+        for x in range(p, q):
+            if g[y, x] != 0:
+                n += 1
+    return n
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
 def spread_cell(g: Grid) -> Grid | None:
     """Cut along separator lines; when one cell alone has content, copy it into every cell."""
-    cuts = _line_cuts(g)
-    if cuts is None:
-        return None
-    spans = [(a, b, p, q) for a, b in cuts[0] for p, q in cuts[1]]
-    full = [(a, b, p, q) for a, b, p, q in spans if g[a:b, p:q].any()]
-    if len(full) != 1 or len({(b - a, q - p) for a, b, p, q in spans}) != 1:
-        return None
-    a0, b0, p0, q0 = full[0]
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] == 0:
+        return empty()
+    cells = _cells(ry, rx)
+    full, nfull = 0, 0
+    for k in range(cells.shape[0]):
+        if _nonzero_in(g, cells[k, 0], cells[k, 1], cells[k, 2], cells[k, 3]):
+            full = k
+            nfull += 1
+    if nfull != 1 or not _equal_cells(cells):
+        return empty()
+    a0, p0 = cells[full, 0], cells[full, 2]
     out = g.copy()
-    for a, b, p, q in spans:
-        out[a:b, p:q] = g[a0:b0, p0:q0]
+    for k in range(cells.shape[0]):
+        a, b, p, q = cells[k, 0], cells[k, 1], cells[k, 2], cells[k, 3]
+        for y in range(b - a):
+            for x in range(q - p):
+                out[a + y, p + x] = g[a0 + y, p0 + x]
     return out
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
 def stamp_first_cell(g: Grid) -> Grid | None:
     """Cut along separator lines; the first cell's shape is drawn in the line colour into every other cell's zeros."""
-    cuts = _line_cuts(g)
-    if cuts is None:
-        return None
-    ry, rx = cuts
-    spans = [(a, b, p, q) for a, b in ry for p, q in rx]
-    if len({(b - a, q - p) for a, b, p, q in spans}) != 1:
-        return None
-    a0, b0, p0, q0 = spans[0]
-    shape = g[a0:b0, p0:q0] != 0
-    if not shape.any():
-        return None
-    line = g[ry[0][1], p0] if len(ry) > 1 else g[a0, rx[0][1]]
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] == 0:
+        return empty()
+    cells = _cells(ry, rx)
+    if not _equal_cells(cells):
+        return empty()
+    a0, b0, p0, q0 = cells[0, 0], cells[0, 1], cells[0, 2], cells[0, 3]
+    if _nonzero_in(g, a0, b0, p0, q0) == 0:
+        return empty()
+    line = g[ry[0, 1], p0] if ry.shape[0] > 1 else g[a0, rx[0, 1]]
     out = g.copy()
-    for a, b, p, q in spans[1:]:
-        cell = out[a:b, p:q]
-        cell[(cell == 0) & shape] = line
+    for k in range(1, cells.shape[0]):
+        a, p = cells[k, 0], cells[k, 2]
+        for y in range(b0 - a0):
+            for x in range(q0 - p0):
+                if g[a0 + y, p0 + x] != 0 and out[a + y, p + x] == 0:
+                    out[a + y, p + x] = line
     return out
 
 
-@primitive(cost=1.5, shape="keep")
+@primitive(cost=1.5, shape="keep", kernel=True)
 def fill_fullest_cells(g: Grid) -> Grid | None:
     """Cut along separator lines; the cells with the most coloured cells fill with their colour, the rest clear."""
-    cuts = _line_cuts(g)
-    if cuts is None:
-        return None
-    spans = [(a, b, p, q) for a, b in cuts[0] for p, q in cuts[1]]
-    counts = [int(np.count_nonzero(g[a:b, p:q])) for a, b, p, q in spans]
-    if max(counts) == 0:
-        return None
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] == 0:
+        return empty()
+    cells = _cells(ry, rx)
+    n = np.empty(cells.shape[0], dtype=np.int64)
+    for k in range(cells.shape[0]):
+        n[k] = _nonzero_in(g, cells[k, 0], cells[k, 1], cells[k, 2], cells[k, 3])
+    most = n.max()
+    if most == 0:
+        return empty()
     out = g.copy()
-    for (a, b, p, q), n in zip(spans, counts, strict=True):
-        cell = g[a:b, p:q]
-        out[a:b, p:q] = np.bincount(cell[cell != 0]).argmax() if n == max(counts) else 0
+    for k in range(cells.shape[0]):
+        a, b, p, q = cells[k, 0], cells[k, 1], cells[k, 2], cells[k, 3]
+        c = _commonest(g, a, b, p, q, False) if n[k] == most else 0
+        for y in range(a, b):
+            for x in range(p, q):
+                out[y, x] = c
     return out
 
 
-@primitive(cost=1.5, shape="keep")
+_connect = connect.kernel
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
 def connect_cells(g: Grid) -> Grid | None:
     """Cut along separator lines; cells between two cells of one colour in a row or column of cells fill with it."""
-    cuts = _line_cuts(g, MAX_SIDE * MAX_SIDE)
-    if cuts is None:
-        return None
-    ry, rx = cuts
-    layout = _layout(g, ry, rx, count_zero=False)
-    joined = connect(layout)
-    if np.array_equal(joined, layout):
-        return g
+    ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)
+    if ry.shape[0] == 0:
+        return empty()
+    layout = _layout(g, ry, rx, False)
+    joined = _connect(layout)  # the `connect` kernel on the layout of cells
     out = g.copy()
-    for i, j in zip(*np.nonzero(joined != layout), strict=True):
-        (a, b), (p, q) = ry[i], rx[j]
-        out[a:b, p:q] = joined[i, j]
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            if joined[i, j] != layout[i, j]:
+                for y in range(ry[i, 0], ry[i, 1]):
+                    for x in range(rx[j, 0], rx[j, 1]):
+                        out[y, x] = joined[i, j]
     return out
 
 
-@primitive(cost=2, params="colours")
+@primitive(cost=2, params="colours", kernel=True)
 def gather_at(g: Grid, c: Color) -> Grid | None:
     """The 3 x 3 windows centred on each cell of colour c, painted over each other into one."""
-    ys, xs = np.nonzero(g == c)
-    if not 2 <= len(ys) <= MAX_PARTS:
-        return None
-    padded = np.pad(g, 1)
+    h, w = g.shape
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                n += 1
+    if not 2 <= n <= MAX_PARTS:
+        return empty()
     out = np.zeros((3, 3), dtype=np.uint8)
-    for y, x in zip(ys, xs, strict=True):
-        window = padded[y:y + 3, x:x + 3]
-        clash = (out != 0) & (window != 0) & (out != window)
-        if clash.any():
-            return None
-        out = np.where(window != 0, window, out)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            for dy in range(3):
+                for dx in range(3):
+                    yy, xx = y + dy - 1, x + dx - 1
+                    if yy < 0 or yy >= h or xx < 0 or xx >= w:
+                        continue
+                    v = g[yy, xx]
+                    if v == 0:
+                        continue
+                    if out[dy, dx] != 0 and out[dy, dx] != v:
+                        return empty()
+                    out[dy, dx] = v
     return out
 
 

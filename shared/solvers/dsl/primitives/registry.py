@@ -8,13 +8,23 @@ marks primitives that take learned arguments (a colour map, a rule table); the s
 those itself rather than enumerating them.
 `shape` says whether a grid primitive keeps or always changes its input's shape: the search
 uses it to skip last steps that cannot produce an answer of the right size.
+`kernel=True` marks a grid -> grid primitive written in numba's subset of Python, whose
+parameters are integers, booleans or words of `WORDS` (a kernel receives a word as its index
+there, a boolean as 0 / 1; printed programs keep the word). It is compiled
+(`shared.solvers.dsl.jit`), the compiled search core calls it directly, and Python callers get
+a wrapper that takes any integer grid and returns None where the kernel returns its empty
+grid. One implementation serves the core, printed programs and the sandbox.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.types import GRID
 
 
@@ -30,13 +40,45 @@ class Primitive:
     family: str
     shape: str  # "keep": output shape = input shape; "change": never equal; "any"
     first: bool = False  # applied to the task input only (a slow step that rarely helps later)
+    kernel: Callable | None = None  # the compiled kernel behind `fn`, for the search core
+
+
+# The words a kernel's parameters may be, each passed to the kernel as its index here.
+# Append only: compiled kernels are cached with these numbers baked in.
+WORDS = ("down", "up", "left", "right", "pattern", "symmetry", "centre", "colour", "flip_lr", "flip_ud",
+         "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box")
+DOWN, UP, LEFT, RIGHT = 0, 1, 2, 3  # the directions, as kernels receive them
+
+
+def encode(a) -> int:
+    """A kernel parameter as the integer the kernel receives (a word: its index in WORDS)."""
+    if isinstance(a, str):
+        if a not in WORDS:
+            raise ValueError(f"kernel parameter {a!r} is not one of registry.WORDS")
+        return WORDS.index(a)
+    if isinstance(a, (bool, int, np.integer)):
+        return int(a)
+    raise ValueError(f"kernel parameter {a!r}: an integer, a boolean or a word of registry.WORDS")
+
+
+def _wrap_kernel(fn: Callable) -> tuple[Callable, Callable]:
+    """The compiled kernel of `fn`, and the Python-facing primitive that calls it."""
+    kern = njit(fn)
+
+    @functools.wraps(fn)
+    def call(g, *args):
+        out = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
+        return None if out.size == 0 else out
+
+    call.kernel = kern
+    return call, kern
 
 
 PRIMITIVES: dict[str, Primitive] = {}
 
 
 def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str = ((),),
-              search: bool = True, shape: str = "any", first: bool = False) -> Callable:
+              search: bool = True, shape: str = "any", first: bool = False, kernel: bool = False) -> Callable:
     """Register the decorated function as a primitive (its module name is its family)."""
 
     def wrap(fn: Callable) -> Callable:
@@ -48,7 +90,16 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
         family = fn.__module__.rsplit(".", 1)[-1]
         if shape not in ("keep", "change", "any"):
             raise ValueError(f"primitive {name}: shape must be keep, change or any")
-        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first)
+        kern = None
+        if kernel:
+            if tin != GRID or tout != GRID:
+                raise ValueError(f"primitive {name}: a kernel maps a grid to a grid")
+            if params != "colours":
+                for args in params:
+                    for a in args:
+                        encode(a)  # raises on a parameter a kernel cannot take
+            fn, kern = _wrap_kernel(fn)
+        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first, kern)
         return fn
 
     return wrap

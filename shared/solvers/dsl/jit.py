@@ -1,0 +1,98 @@
+"""numba for the DSL's kernels, or plain Python where it is missing or cannot compile.
+
+Every kernel is written once, in the subset of Python that numba compiles, and decorated with
+`njit`. With numba working, `njit` compiles it (`cache=True`: the machine code is kept beside
+the source, so a second process loads it in milliseconds). Without numba, when its compiler
+fails on a smoke kernel, or when `ARC_DSL_PURE=1` is set, `njit` returns the function as it is:
+the same code runs as plain Python, slower, with the same results. `COMPILED` says which;
+`REASON` says why not. `say_once()` prints that reason once per process.
+
+The cache lives in `~/.cache/arc-suite/numba/<fingerprint>` (or under `$ARC_DSL_CACHE`), where
+the fingerprint hashes every source file of the DSL: numba checks only a cached function's own
+file, so a kernel edited under a cached search core would otherwise keep its old machine code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+COMPILED = False
+REASON = ""
+_said = False
+
+
+def _smoke(numba):
+    @numba.njit(cache=False)
+    def add(a, b):
+        return a + b
+
+    if add(1, 2) != 3:
+        raise RuntimeError("numba compiled 1 + 2 to something other than 3")
+
+
+def fingerprint() -> str:
+    """A hash of every source file of the DSL (its kernels and the core that calls them)."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("ARC_DSL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arc-suite", "numba")
+    return Path(base) / fingerprint()
+
+
+def _prune(current: Path, keep: int = 3) -> None:
+    """Drop the caches of older sources, keeping the newest few."""
+    try:
+        old = sorted((d for d in current.parent.iterdir() if d.is_dir() and d != current),
+                     key=lambda d: d.stat().st_mtime, reverse=True)
+        for d in old[keep - 1:]:
+            shutil.rmtree(d, ignore_errors=True)
+    except OSError:
+        pass
+
+
+try:
+    if os.environ.get("ARC_DSL_PURE", "") not in ("", "0"):
+        raise ImportError("ARC_DSL_PURE is set")
+    import numba as _numba
+
+    _smoke(_numba)
+    import warnings
+
+    # the core indexes a table of compiled kernels (first-class functions): numba calls that experimental
+    warnings.filterwarnings("ignore", category=_numba.core.errors.NumbaExperimentalFeatureWarning)
+    _dir = cache_dir()
+    try:
+        _dir.mkdir(parents=True, exist_ok=True)
+        _numba.config.CACHE_DIR = str(_dir)  # read when each kernel is decorated, so set before any is
+        _prune(_dir)
+    except OSError:
+        pass  # an unwritable home: numba falls back to its own cache places
+    COMPILED = True
+except Exception as e:  # ImportError, or a compiler that does not work on this machine
+    REASON = f"{type(e).__name__}: {e}"
+
+
+def njit(fn):
+    """Compile `fn` with numba (cached, no GIL) when it works here; otherwise return it unchanged."""
+    if not COMPILED:
+        return fn
+    return _numba.njit(cache=True, nogil=True)(fn)
+
+
+def say_once() -> None:
+    """Print, once per process, that the kernels run as plain Python, and why."""
+    global _said
+    if not COMPILED and not _said:
+        _said = True
+        print(f"dsl: numba unavailable ({REASON}); the DSL kernels run as plain Python (slow)", file=sys.stderr)

@@ -1,0 +1,139 @@
+"""Small compiled helpers the primitives' kernels share: the empty answer, colour counts,
+bounding boxes and connected components, on uint8 grids.
+
+A kernel returns a new C-contiguous uint8 grid, or `empty()` (shape 0 x 0) where it does not
+apply; the registry's wrapper turns that into None for Python callers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+
+NCOLOURS = 16  # colours 0-9 and the markers above them
+
+
+@njit
+def empty():
+    """The 0 x 0 grid: the kernel's way of saying "does not apply"."""
+    return np.zeros((0, 0), dtype=np.uint8)
+
+
+@njit
+def counts(g):
+    """Cells per colour (int64), indexed by the colour: 256 entries, so that no cell value can
+    index past the end (colours are 0-9, markers 10-15)."""
+    out = np.zeros(256, dtype=np.int64)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            out[g[y, x]] += 1
+    return out
+
+
+@njit
+def bbox_nonzero(g):
+    """(y0, x0, y1, x1), end-exclusive, of the non-zero cells; y1 = -1 when there are none."""
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if y < y0:
+                    y0 = y
+                if x < x0:
+                    x0 = x
+                if y + 1 > y1:
+                    y1 = y + 1
+                if x + 1 > x1:
+                    x1 = x + 1
+    return y0, x0, y1, x1
+
+
+@njit
+def label(g, diagonal, by_colour):
+    """Connected components of the non-zero cells: (labels int32 grid, 0 = none; count).
+
+    Components are numbered from 1 in the reading order of their first cell; `diagonal` joins
+    8-neighbours, `by_colour` joins only cells of the same colour.
+    """
+    h, w = g.shape
+    labels = np.zeros((h, w), dtype=np.int32)
+    stack = np.empty(h * w, dtype=np.int64)
+    n = 0
+    for sy in range(h):
+        for sx in range(w):
+            if g[sy, sx] == 0 or labels[sy, sx] != 0:
+                continue
+            n += 1
+            labels[sy, sx] = n
+            top = 0
+            stack[0] = sy * w + sx
+            top = 1
+            while top > 0:
+                top -= 1
+                y = stack[top] // w
+                x = stack[top] % w
+                for dy in range(-1, 2):
+                    for dx in range(-1, 2):
+                        if dy == 0 and dx == 0:
+                            continue
+                        if not diagonal and dy != 0 and dx != 0:
+                            continue
+                        ny = y + dy
+                        nx = x + dx
+                        if ny < 0 or ny >= h or nx < 0 or nx >= w:
+                            continue
+                        if g[ny, nx] == 0 or labels[ny, nx] != 0:
+                            continue
+                        if by_colour and g[ny, nx] != g[y, x]:
+                            continue
+                        labels[ny, nx] = n
+                        stack[top] = ny * w + nx
+                        top += 1
+    return labels, n
+
+
+@njit
+def object_cells(g, diagonal, by_colour):
+    """Connected components in the order of `objects.components` (by the box's top-left corner, ties
+    by the first cell in reading order): (n, start, cells); component i's cells, as flat indices
+    y * w + x in reading order, are cells[start[i]:start[i + 1]]."""
+    labels, n = label(g, diagonal, by_colour)
+    h, w = g.shape
+    ymin = np.full(n + 1, h, dtype=np.int64)
+    xmin = np.full(n + 1, w, dtype=np.int64)
+    first = np.full(n + 1, -1, dtype=np.int64)
+    size = np.zeros(n + 1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            lab = labels[y, x]
+            if lab == 0:
+                continue
+            size[lab] += 1
+            if first[lab] < 0:
+                first[lab] = y * w + x
+            if y < ymin[lab]:
+                ymin[lab] = y
+            if x < xmin[lab]:
+                xmin[lab] = x
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key[i] = (ymin[i + 1] * w + xmin[i + 1]) * (h * w) + first[i + 1]
+    order = np.argsort(key)  # keys are distinct: the first cells are
+    rank = np.empty(n + 1, dtype=np.int64)
+    start = np.zeros(n + 1, dtype=np.int64)
+    for r in range(n):
+        rank[order[r] + 1] = r
+        start[r + 1] = start[r] + size[order[r] + 1]
+    cells = np.empty(start[n], dtype=np.int64)
+    pos = start[:n].copy()
+    for y in range(h):
+        for x in range(w):
+            lab = labels[y, x]
+            if lab != 0:
+                r = rank[lab]
+                cells[pos[r]] = y * w + x
+                pos[r] += 1
+    return n, start, cells

@@ -1,0 +1,558 @@
+"""Line primitives: rays from cells, lines connecting cells, and lines continued or repeated.
+
+Background is colour 0. A primitive that does not apply to its input returns None. Every
+primitive here is a compiled kernel (`kernel=True`): a direction arrives as its index in
+`registry.WORDS` (DOWN, UP, LEFT, RIGHT), a boolean as 0 / 1, and "does not apply" is `empty()`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty, label
+from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
+from shared.solvers.dsl.types import MARKER, Grid
+
+_DIRECTIONS = (("down",), ("up",), ("left",), ("right",))
+
+
+@njit
+def _step(direction, diagonal):
+    """The unit step (dy, dx) of a ray in a direction; diagonal: down-right turned like "down" is."""
+    if diagonal:
+        if direction == DOWN:
+            return 1, 1
+        if direction == LEFT:
+            return 1, -1
+        if direction == UP:
+            return -1, -1
+        return -1, 1
+    if direction == DOWN:
+        return 1, 0
+    if direction == LEFT:
+        return 0, -1
+    if direction == UP:
+        return -1, 0
+    return 0, 1
+
+
+@njit
+def _carry(g, dy, dx):
+    """For each cell, the colour of the nearest non-zero cell at or behind it along (dy, dx) (0: none)
+    and how many steps back it lies."""
+    h, w = g.shape
+    col = np.zeros((h, w), dtype=np.uint8)
+    dist = np.zeros((h, w), dtype=np.int64)
+    for i in range(h):
+        y = i if dy >= 0 else h - 1 - i
+        for j in range(w):
+            x = j if dx >= 0 else w - 1 - j
+            if g[y, x] != 0:
+                col[y, x] = g[y, x]
+                continue
+            py = y - dy
+            px = x - dx
+            if 0 <= py < h and 0 <= px < w and col[py, px] != 0:
+                col[y, x] = col[py, px]
+                dist[y, x] = dist[py, px] + 1
+    return col, dist
+
+
+@njit
+def _any(g):
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                return True
+    return False
+
+
+@primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True)
+def rays(g: Grid, direction: str) -> Grid:
+    """Extend every non-zero cell in a direction over zero cells (each cell's colour wins)."""
+    dy, dx = _step(direction, False)
+    col, _ = _carry(g, dy, dx)
+    return col
+
+
+@primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True)
+def marked_rays(g: Grid, direction: str) -> Grid | None:
+    """Mark the zero cells that a ray from some non-zero cell in a direction passes over."""
+    if not _any(g):
+        return empty()
+    dy, dx = _step(direction, False)
+    col, _ = _carry(g, dy, dx)
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and col[y, x] != 0:
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True)
+def dotted_rays(g: Grid, direction: str) -> Grid | None:
+    """Extend every non-zero cell in a direction over zeros, every other cell of the ray marked."""
+    if not _any(g):
+        return empty()
+    dy, dx = _step(direction, False)
+    col, dist = _carry(g, dy, dx)
+    out = col.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and col[y, x] != 0 and dist[y, x] % 2 == 1:
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
+def star(g: Grid, diagonal: bool) -> Grid:
+    """Extend every non-zero cell over zeros in all four straight (or all four diagonal) directions."""
+    out = g.copy()
+    h, w = g.shape
+    for direction in (DOWN, LEFT, UP, RIGHT):  # the earlier direction wins a cell
+        dy, dx = _step(direction, diagonal != 0)
+        col, _ = _carry(g, dy, dx)
+        for y in range(h):
+            for x in range(w):
+                if out[y, x] == 0:
+                    out[y, x] = col[y, x]
+    return out
+
+
+@primitive(cost=3, params=_DIRECTIONS, shape="keep", kernel=True)
+def diagonal_rays(g: Grid, direction: str) -> Grid:
+    """Extend every non-zero cell diagonally (down-right turned by the direction) over zeros."""
+    dy, dx = _step(direction, True)
+    col, _ = _carry(g, dy, dx)
+    return col
+
+
+@njit
+def _between(g, out, dy, dx):
+    """Paint each zero cell of `out` whose nearest non-zero cells of g both ways along (dy, dx)
+    share a colour, with that colour (what a line joining same-coloured cells paints there)."""
+    fwd, _ = _carry(g, dy, dx)
+    back, _ = _carry(g, -dy, -dx)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and out[y, x] == 0 and fwd[y, x] == back[y, x]:
+                out[y, x] = fwd[y, x]
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def connect(g: Grid) -> Grid:
+    """Join same-coloured cells that share a row or column with a line of their colour over zeros."""
+    out = g.copy()
+    _between(g, out, 0, 1)  # rows first: they win a cell both would paint
+    _between(g, out, 1, 0)
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def connect_diagonal(g: Grid) -> Grid:
+    """Join same-coloured cells on a shared diagonal with a line of their colour over zeros."""
+    out = g.copy()
+    _between(g, out, 1, 1)  # down-right diagonals first
+    _between(g, out, 1, -1)
+    return out
+
+
+@njit
+def _paint_box(out, y0, x0, y1, x1, c):
+    for y in range(min(y0, y1), max(y0, y1) + 1):
+        for x in range(min(x0, x1), max(x0, x1) + 1):
+            out[y, x] = c
+
+
+@primitive(cost=2, params=tuple((low, a) for low in (True, False) for a in (True, False)), shape="keep", kernel=True)
+def elbow(g: Grid, from_low: bool, across_first: bool) -> Grid | None:
+    """Join the only two cells (two colours) by an L path of marker colour, from the lower or higher colour."""
+    h, w = g.shape
+    n = 0
+    ys = np.zeros(2, dtype=np.int64)
+    xs = np.zeros(2, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if n < 2:
+                    ys[n] = y
+                    xs[n] = x
+                n += 1
+    if n != 2 or g[ys[0], xs[0]] == g[ys[1], xs[1]]:
+        return empty()
+    first = 0 if (g[ys[0], xs[0]] < g[ys[1], xs[1]]) == (from_low != 0) else 1
+    ay, ax, by, bx = ys[first], xs[first], ys[1 - first], xs[1 - first]
+    cy, cx = (ay, bx) if across_first else (by, ax)
+    out = g.copy()
+    _paint_box(out, ay, ax, cy, cx, MARKER)
+    _paint_box(out, cy, cx, by, bx, MARKER)
+    out[ay, ax] = g[ay, ax]
+    out[by, bx] = g[by, bx]
+    return out
+
+
+@njit
+def _boxes(labels, n):
+    """Per component 1 .. n (index 0 unused): ymin, xmin, ymax, xmax, cell count, and its first cell."""
+    box = np.zeros((n + 1, 7), dtype=np.int64)
+    box[:, 0] = labels.shape[0]
+    box[:, 1] = labels.shape[1]
+    box[:, 2] = -1
+    box[:, 3] = -1
+    h, w = labels.shape
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            if i == 0:
+                continue
+            if box[i, 4] == 0:
+                box[i, 5] = y
+                box[i, 6] = x
+            box[i, 4] += 1
+            box[i, 0] = min(box[i, 0], y)
+            box[i, 1] = min(box[i, 1], x)
+            box[i, 2] = max(box[i, 2], y)
+            box[i, 3] = max(box[i, 3], x)
+    return box
+
+
+@njit
+def _in_order(box, h, w):
+    """The component numbers in `components`' order: by the box's top-left corner, then the first cell."""
+    n = box.shape[0] - 1
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(1, n + 1):
+        keys[i - 1] = ((box[i, 0] * w + box[i, 1]) * h + box[i, 5]) * w + box[i, 6]
+    return np.argsort(keys) + 1
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def centre_lines(g: Grid) -> Grid | None:
+    """Draw a marker-coloured row and column over zeros through the centre of each object's box."""
+    labels, n = label(g, True, False)
+    box = _boxes(labels, n)
+    h, w = g.shape
+    row = np.zeros(h, dtype=np.bool_)
+    col = np.zeros(w, dtype=np.bool_)
+    for i in range(1, n + 1):
+        if (box[i, 0] + box[i, 2]) % 2 or (box[i, 1] + box[i, 3]) % 2:
+            continue  # an even-sized box has no centre cell
+        row[(box[i, 0] + box[i, 2]) // 2] = True
+        col[(box[i, 1] + box[i, 3]) // 2] = True
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if out[y, x] == 0 and (row[y] or col[x]):
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def repeat_lines(g: Grid) -> Grid | None:
+    """Two cells start lines across the grid's short side, repeated in turn at their spacing to the far edge."""
+    h, w = g.shape
+    n = 0
+    ys = np.zeros(2, dtype=np.int64)
+    xs = np.zeros(2, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if n < 2:
+                    ys[n] = y
+                    xs[n] = x
+                n += 1
+    if n != 2:
+        return empty()
+    turn = h > w  # lines run along rows and repeat downwards; else along columns, repeating to the right
+    pos = ys if turn else xs
+    a = 0 if pos[0] <= pos[1] else 1
+    b = 1 - a
+    step = pos[b] - pos[a]
+    if step == 0:
+        return empty()
+    colours = (g[ys[a], xs[a]], g[ys[b], xs[b]])
+    out = np.zeros((h, w), dtype=np.uint8)
+    k = 0
+    for p in range(pos[a], h if turn else w, step):
+        c = colours[k % 2]
+        if turn:
+            out[p, :] = c
+        else:
+            out[:, p] = c
+        k += 1
+    return out
+
+
+@njit
+def _repeat_runs(g, out, across):
+    """Every line (a row, or with `across` a column) of g whose non-zero cells are one unbroken run of 2+
+    becomes that run repeated along the whole line of out; whether any did."""
+    h, w = g.shape
+    lines, length = (w, h) if across else (h, w)
+    done = False
+    for i in range(lines):
+        first, last, n = -1, -1, 0
+        for j in range(length):
+            v = g[j, i] if across else g[i, j]
+            if v != 0:
+                if first < 0:
+                    first = j
+                last = j
+                n += 1
+        if n < 2 or last - first + 1 != n:
+            continue
+        for j in range(length):
+            src = first + (j - first) % n
+            if across:
+                out[j, i] = g[src, i]
+            else:
+                out[i, j] = g[i, src]
+        done = True
+    return done
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def repeat_segments(g: Grid) -> Grid | None:
+    """Every unbroken run of cells that is alone in its row (or column) repeats along the whole row (or column)."""
+    out = g.copy()
+    rows = _repeat_runs(g, out, False)
+    cols = _repeat_runs(g, out, True)  # columns after rows: they win a cell both repeat over
+    return out if rows or cols else empty()
+
+
+@njit
+def _empty_box(g, y0, y1, x0, x1):
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if g[y, x] != 0:
+                return False
+    return True
+
+
+@primitive(cost=2, params=((0,), (1,)), shape="keep", kernel=True)
+def bridge(g: Grid, shrink: int) -> Grid | None:
+    """Mark the empty gap between two facing shapes of different colours, over their shared span less shrink."""
+    labels, n = label(g, False, True)
+    if not 2 <= n <= 30:
+        return empty()
+    box = _boxes(labels, n)
+    out = g.copy()
+    for i in range(1, n + 1):
+        ci = g[box[i, 5], box[i, 6]]
+        for j in range(1, n + 1):
+            if ci == g[box[j, 5], box[j, 6]]:
+                continue
+            # i above j: the gap between i's bottom and j's top, over their shared columns
+            lo, hi = max(box[i, 1], box[j, 1]) + shrink, min(box[i, 3], box[j, 3]) - shrink
+            top, bottom = box[i, 2] + 1, box[j, 0]
+            if lo <= hi and bottom > top and _empty_box(g, top, bottom, lo, hi + 1):
+                out[top:bottom, lo:hi + 1] = MARKER
+            # i left of j: the gap between i's right and j's left, over their shared rows
+            lo, hi = max(box[i, 0], box[j, 0]) + shrink, min(box[i, 2], box[j, 2]) - shrink
+            left, right = box[i, 3] + 1, box[j, 1]
+            if lo <= hi and right > left and _empty_box(g, lo, hi + 1, left, right):
+                out[lo:hi + 1, left:right] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def complete_lines(g: Grid) -> Grid | None:
+    """In the box of all shapes, mark the gaps of every row and column that is at least half filled."""
+    h, w = g.shape
+    y0, x0, y1, x1, n = h, w, -1, -1, 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                n += 1
+                y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+    if n < 4 or y1 - y0 < 2 or x1 - x0 < 2:
+        return empty()
+    bh, bw = y1 - y0 + 1, x1 - x0 + 1
+    rows = np.zeros(bh, dtype=np.int64)
+    cols = np.zeros(bw, dtype=np.int64)
+    for y in range(bh):
+        for x in range(bw):
+            if g[y0 + y, x0 + x] != 0:
+                rows[y] += 1
+                cols[x] += 1
+    out = g.copy()
+    for y in range(bh):
+        for x in range(bw):
+            if g[y0 + y, x0 + x] == 0 and (2 * rows[y] >= bw or 2 * cols[x] >= bh):  # at least half filled
+                out[y0 + y, x0 + x] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def trail_to_edges(g: Grid) -> Grid | None:
+    """Every inner cell of an edge line's colour draws a line to that edge."""
+    h, w = g.shape
+    if min(h, w) < 3:
+        return empty()
+    out = g.copy()
+    tally = np.zeros(256, dtype=np.int64)
+    for side in range(4):  # bottom, left, top, right: an earlier edge's line wins a cell
+        tally[:] = 0
+        n = w if side % 2 == 0 else h
+        for i in range(n):
+            if side == 0:
+                tally[g[h - 1, i]] += 1
+            elif side == 1:
+                tally[g[i, 0]] += 1
+            elif side == 2:
+                tally[g[0, i]] += 1
+            else:
+                tally[g[i, w - 1]] += 1
+        c = np.argmax(tally)
+        if c == 0 or 2 * tally[c] < n:
+            continue
+        for y in range(1, h - 1):
+            for x in range(1, w - 1):
+                if g[y, x] != c:
+                    continue
+                if side == 0:
+                    for k in range(y, h - 1):
+                        if out[k, x] == 0:
+                            out[k, x] = c
+                elif side == 1:
+                    for k in range(1, x + 1):
+                        if out[y, k] == 0:
+                            out[y, k] = c
+                elif side == 2:
+                    for k in range(1, y + 1):
+                        if out[k, x] == 0:
+                            out[k, x] = c
+                else:
+                    for k in range(x, w - 1):
+                        if out[y, k] == 0:
+                            out[y, k] = c
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def rays_away(g: Grid) -> Grid | None:
+    """Every tip of a shape of 3+ cells (a cell with one neighbour in it) shoots a ray away from that neighbour."""
+    labels, n = label(g, True, False)
+    if n == 0 or n > 30:
+        return empty()
+    h, w = g.shape
+    box = _boxes(labels, n)
+    out = g.copy()
+    for i in _in_order(box, h, w):  # the order matters: a ray stops at an earlier one
+        if box[i, 4] < 3:
+            continue
+        for y in range(box[i, 0], box[i, 2] + 1):
+            for x in range(box[i, 1], box[i, 3] + 1):
+                if labels[y, x] != i:
+                    continue
+                near, ny0, nx0 = 0, 0, 0  # a non-zero 8-neighbour is in the same shape
+                for dy in range(-1, 2):
+                    for dx in range(-1, 2):
+                        if (dy or dx) and 0 <= y + dy < h and 0 <= x + dx < w and g[y + dy, x + dx] != 0:
+                            near += 1
+                            ny0, nx0 = dy, dx
+                if near != 1:
+                    continue
+                ny, nx = y - ny0, x - nx0
+                while 0 <= ny < h and 0 <= nx < w and out[ny, nx] == 0:
+                    out[ny, nx] = g[y, x]
+                    ny, nx = ny - ny0, nx - nx0
+    return out
+
+
+@njit
+def _filled(g, y):
+    """How many cells of row y are non-zero."""
+    n = 0
+    for x in range(g.shape[1]):
+        if g[y, x] != 0:
+            n += 1
+    return n
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def continue_rows(g: Grid) -> Grid | None:
+    """Every partly filled row becomes the first full row with its colours swapped as the filled cells show."""
+    h, w = g.shape
+    full = -1
+    for y in range(h):
+        if _filled(g, y) == w:
+            full = y
+            break
+    if full < 0 or w < 3:
+        return empty()
+    out = g.copy()
+    changed = False
+    mapping = np.empty(256, dtype=np.int64)
+    for y in range(h):
+        if _filled(g, y) in (0, w):
+            continue
+        mapping[:] = -1
+        for x in range(w):
+            a, b = g[full, x], g[y, x]
+            if b == 0:
+                continue
+            if mapping[a] < 0:
+                mapping[a] = b
+            elif mapping[a] != b:
+                return empty()
+        for x in range(w):
+            if mapping[g[full, x]] < 0:
+                return empty()
+        for x in range(w):
+            out[y, x] = mapping[g[full, x]]
+        changed = True
+    return out if changed else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def shoot_through(g: Grid) -> Grid | None:
+    """A shape's one cell of another colour fires a ray of its colour through the shape, over the zeros beyond."""
+    labels, n = label(g, True, False)
+    if n == 0 or n > 30:
+        return empty()
+    h, w = g.shape
+    box = _boxes(labels, n)
+    out = g.copy()
+    hit = False
+    tally = np.zeros(256, dtype=np.int64)
+    for i in _in_order(box, h, w):  # the order matters: a later ray paints only what is still 0
+        tally[:] = 0
+        sy, sx = 0, 0
+        for y in range(box[i, 0], box[i, 2] + 1):
+            for x in range(box[i, 1], box[i, 3] + 1):
+                if labels[y, x] == i:
+                    tally[g[y, x]] += 1
+                    sy += y
+                    sx += x
+        odd, ones, most = 0, 0, 0
+        for c in range(256):
+            if tally[c] == 1:
+                odd = c
+                ones += 1
+            most = max(most, tally[c])
+        if ones != 1 or most == 1:
+            continue
+        oy, ox = 0, 0
+        for y in range(box[i, 0], box[i, 2] + 1):
+            for x in range(box[i, 1], box[i, 3] + 1):
+                if labels[y, x] == i and g[y, x] == odd:
+                    oy, ox = y, x
+        dy, dx = sy / box[i, 4] - oy, sx / box[i, 4] - ox
+        sdy = 0 if abs(dy) < abs(dx) / 2 else (1 if dy > 0 else -1 if dy < 0 else 0)
+        sdx = 0 if abs(dx) < abs(dy) / 2 else (1 if dx > 0 else -1 if dx < 0 else 0)
+        if sdy == 0 and sdx == 0:
+            continue
+        y, x = oy + sdy, ox + sdx
+        while 0 <= y < h and 0 <= x < w:
+            if out[y, x] == 0:
+                out[y, x] = odd
+                hit = True
+            y, x = y + sdy, x + sdx
+    return out if hit else g.copy()

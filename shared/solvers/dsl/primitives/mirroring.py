@@ -1,0 +1,466 @@
+"""Mirroring primitives: reflections at lines, markers and walls, repeated blocks, matched shapes.
+
+Background is colour 0. A primitive that does not apply to its input returns None. Every one is a
+compiled kernel (`registry.primitive(kernel=True)`); objects are the components of
+`objects.components`, in its order (`kernels.object_cells`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty, object_cells
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import Color, Grid
+
+
+@njit
+def _box(cells, a, b, w):
+    """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
+    y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1
+    for i in range(a, b):
+        y, x = cells[i] // w, cells[i] % w
+        y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+    return y0, y1, x0, x1
+
+
+@njit
+def _colour_counts(g):
+    """Cells per colour, 0 .. 255 (int64)."""
+    n = np.zeros(256, dtype=np.int64)
+    for v in g.ravel():
+        n[v] += 1
+    return n
+
+
+@njit
+def _mirror_rows(t):
+    """(status, out) for the one full one-colour row of t: status 0 when there is not exactly one,
+    1 when reflecting across it changes nothing, 2 when out is t with the reflection over its zeros."""
+    th, tw = t.shape
+    lines, r = 0, -1
+    for y in range(th):
+        if t[y, 0] == 0:
+            continue
+        full = True
+        for x in range(tw):
+            if t[y, x] != t[y, 0]:
+                full = False
+                break
+        if full:
+            lines += 1
+            r = y
+    out = t.copy()
+    if lines != 1:
+        return 0, out
+    changed = False
+    for y in range(th):
+        my = 2 * r - y
+        if y == r or my < 0 or my >= th:
+            continue
+        for x in range(tw):
+            if t[y, x] != 0 and t[my, x] == 0:
+                out[my, x] = t[y, x]
+                changed = True
+    return (2 if changed else 1), out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def mirror_at_line(g: Grid) -> Grid | None:
+    """Reflect the drawing across the one full one-colour line (row or column), over zeros."""
+    status, out = _mirror_rows(g)
+    if status == 2:
+        return out
+    if status == 1:
+        return empty()
+    status, out = _mirror_rows(np.ascontiguousarray(g.T))
+    if status == 2:
+        return np.ascontiguousarray(out.T)
+    return empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def mirror_at_marker(g: Grid) -> Grid | None:
+    """A shape of two colours is mirrored onto the side where its rarer colour touches it (that colour goes)."""
+    n = _colour_counts(g)
+    a, b, k = 0, 0, 0
+    for c in range(1, 256):
+        if n[c]:
+            k += 1
+            if k == 1:
+                a = c
+            else:
+                b = c
+    if k != 2 or n[a] == n[b]:
+        return empty()
+    mark, main = (a, b) if n[a] < n[b] else (b, a)
+    h, w = g.shape
+    big = 1 << 30
+    my0, my1, mx0, mx1 = big, -1, big, -1
+    sy0, sy1, sx0, sx1 = big, -1, big, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == mark:
+                my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
+            elif g[y, x] == main:
+                sy0, sy1, sx0, sx1 = min(sy0, y), max(sy1, y), min(sx0, x), max(sx1, x)
+    # the main cells go to (ay - y, ax - x) along the axis that flips (a = -1 keeps that axis)
+    ay, ax = -1, -1
+    if mx0 > sx1:
+        ax = 2 * mx0 - 1
+    elif mx1 < sx0:
+        ax = 2 * mx1 + 1
+    elif my0 > sy1:
+        ay = 2 * my0 - 1
+    elif my1 < sy0:
+        ay = 2 * my1 + 1
+    else:
+        return empty()
+    if ax >= 0 and (ax - sx1 < 0 or ax - sx0 >= w) or ay >= 0 and (ay - sy1 < 0 or ay - sy0 >= h):
+        return empty()
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == mark:
+                out[y, x] = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == main:
+                out[y if ay < 0 else ay - y, x if ax < 0 else ax - x] = main
+    return out
+
+
+@njit
+def _repeat_block_down(t):
+    """The band of rows of t holding all its content, repeated up and down (empty when t is all zeros)."""
+    th, tw = t.shape
+    y0, y1 = -1, -1
+    for y in range(th):
+        for x in range(tw):
+            if t[y, x] != 0:
+                if y0 < 0:
+                    y0 = y
+                y1 = y + 1
+                break
+    if y0 < 0:
+        return empty()
+    n = y1 - y0
+    out = np.empty((th, tw), dtype=np.uint8)
+    for y in range(th):
+        src = y0 + ((y - y0) % n + n) % n
+        for x in range(tw):
+            out[y, x] = t[src, x]
+    return out
+
+
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
+def repeat_block(g: Grid, across: bool) -> Grid | None:
+    """The band of rows holding all the content repeats up and down the grid (across: the band of columns)."""
+    if across:
+        return np.ascontiguousarray(_repeat_block_down(np.ascontiguousarray(g.T)).T)
+    return _repeat_block_down(g)
+
+
+@njit
+def _wall_runs(g, wall, transposed, runs, k):
+    """Append (row, first, last) of every run of three or more `wall` cells along the rows of g (of g.T
+    when `transposed`) to runs[k:]; the new count."""
+    h, w = g.shape
+    rows, cols = (w, h) if transposed else (h, w)
+    for y in range(rows):
+        x = 0
+        while x < cols:
+            if (g[x, y] if transposed else g[y, x]) != wall:
+                x += 1
+                continue
+            s = x
+            while x < cols and (g[x, y] if transposed else g[y, x]) == wall:
+                x += 1
+            if x - 1 - s >= 2:
+                runs[k, 0], runs[k, 1], runs[k, 2] = y, s, x - 1
+                k += 1
+    return k
+
+
+@njit
+def _split(g, c):
+    """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
+    h, w = g.shape
+    mine = np.zeros((h, w), dtype=np.uint8)
+    rest = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                mine[y, x] = g[y, x]
+            else:
+                rest[y, x] = g[y, x]
+    return mine, rest
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def reflect_over_walls(g: Grid) -> Grid | None:
+    """Every shape not of the commonest colour is mirrored across the nearest wall line of it that it faces."""
+    n = _colour_counts(g)
+    n[0] = 0
+    wall = 0
+    for c in range(1, 256):
+        if n[c] > n[wall]:
+            wall = c
+    if not n[wall]:
+        return empty()
+    h, w = g.shape
+    runs = np.empty((h * w + 1, 3), dtype=np.int64)
+    rows = _wall_runs(g, wall, False, runs, 0)
+    k = _wall_runs(g, wall, True, runs, rows)
+    out, rest = _split(g, wall)
+    nm, start, cells = object_cells(rest, True, False)
+    if k == 0 or nm == 0:
+        return empty()
+    for i in range(nm):
+        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        best, best_gap = -1, 0
+        for j in range(k):
+            at, lo, hi = runs[j, 0], runs[j, 1], runs[j, 2]
+            along0, along1, across0, across1 = (x0, x1, y0, y1) if j < rows else (y0, y1, x0, x1)
+            if along0 >= lo and along1 <= hi and (across0 > at or across1 < at):
+                gap = min(abs(across0 - at), abs(across1 - at))
+                if best < 0 or gap < best_gap:
+                    best, best_gap = j, gap
+        ay, ax = -1, -1  # as in mirror_at_marker: the cells go to (ay - y, ax - x) on the axis that flips
+        if best >= 0:
+            if best < rows:
+                ay = 2 * runs[best, 0]
+                if ay - y1 < 0 or ay - y0 >= h:
+                    return empty()
+            else:
+                ax = 2 * runs[best, 0]
+                if ax - x1 < 0 or ax - x0 >= w:
+                    return empty()
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            out[y if ay < 0 else ay - y, x if ax < 0 else ax - x] = g[y, x]
+    return out
+
+
+@njit
+def _outside_zeros(g):
+    """Zero cells 4-connected to the border through zero cells."""
+    h, w = g.shape
+    reach = np.zeros((h, w), dtype=np.bool_)
+    stack = np.empty(h * w, dtype=np.int64)
+    top = 0
+    for y in range(h):
+        for x in range(w):
+            if (y == 0 or x == 0 or y == h - 1 or x == w - 1) and g[y, x] == 0:
+                reach[y, x] = True
+                stack[top] = y * w + x
+                top += 1
+    while top > 0:
+        top -= 1
+        y, x = stack[top] // w, stack[top] % w
+        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            ny, nx = y + dy, x + dx
+            if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0 and not reach[ny, nx]:
+                reach[ny, nx] = True
+                stack[top] = ny * w + nx
+                top += 1
+    return reach
+
+
+@njit
+def _probe(table, mask, v, add):
+    """CPython's probe for the small integer v (its own hash) in a set table (-1: free): the slot of v,
+    or of the free slot where it goes (add: also put it there); whether it was already there."""
+    i = v & mask
+    perturb = v
+    while True:
+        probes = 9 if i + 9 <= mask else 0  # LINEAR_PROBES
+        for j in range(i, i + probes + 1):
+            if table[j] == v:
+                return j, True
+            if table[j] < 0:
+                if add:
+                    table[j] = v
+                return j, False
+        perturb >>= 5  # PERTURB_SHIFT
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit
+def _set_order(values):
+    """The distinct values in the order CPython iterates `set(values)` (non-negative small ints hash to
+    themselves): `max(set(...), key=...)` keeps the first maximum in that order."""
+    table = np.full(8, -1, dtype=np.int64)
+    used = 0
+    for v in values:
+        _, there = _probe(table, len(table) - 1, v, True)
+        if there:
+            continue
+        used += 1
+        if used * 5 >= (len(table) - 1) * 3:  # set_table_resize(used * 4), old slots reinserted in order
+            size = 8
+            while size <= used * 4:
+                size <<= 1
+            old = table
+            table = np.full(size, -1, dtype=np.int64)
+            for u in old:
+                if u >= 0:
+                    _probe(table, size - 1, u, True)
+    order = np.empty(used, dtype=np.int64)
+    k = 0
+    for u in table:
+        if u >= 0:
+            order[k] = u
+            k += 1
+    return order
+
+
+@njit
+def _same_form(cells, start, i, j, w):
+    """Whether components i and j have the same cells relative to their boxes."""
+    if start[i + 1] - start[i] != start[j + 1] - start[j]:
+        return False
+    iy0, _, ix0, _ = _box(cells, start[i], start[i + 1], w)
+    jy0, _, jx0, _ = _box(cells, start[j], start[j + 1], w)
+    for k in range(start[i + 1] - start[i]):
+        a, b = cells[start[i] + k], cells[start[j] + k]
+        if a // w - iy0 != b // w - jy0 or a % w - ix0 != b % w - jx0:
+            return False
+    return True
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def match_shapes(g: Grid) -> Grid | None:
+    """Shapes of the colour with the most shapes take the colour of an enclosed shape of the same form."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    if not 2 <= n <= 60:
+        return empty()
+    colours = np.empty(n, dtype=np.int64)
+    shapes = np.zeros(256, dtype=np.int64)
+    for i in range(n):
+        colours[i] = g[cells[start[i]] // w, cells[start[i]] % w]
+        shapes[colours[i]] += 1
+    common = -1
+    for c in _set_order(colours):
+        if common < 0 or shapes[c] > shapes[common]:
+            common = c
+    # an enclosed shape touches no zero cell that reaches the border
+    outside = _outside_zeros(g)
+    template = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        if colours[i] == common or y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1:
+            continue
+        near = False
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            for yy in range(max(y - 1, 0), min(y + 2, h)):
+                for xx in range(max(x - 1, 0), min(x + 2, w)):
+                    if outside[yy, xx]:
+                        near = True
+        template[i] = not near
+    out = g.copy()
+    for i in range(n):
+        if colours[i] != common:
+            continue
+        colour, one = -1, True
+        for j in range(n):
+            if template[j] and _same_form(cells, start, i, j, w):
+                if colour < 0:
+                    colour = colours[j]
+                elif colours[j] != colour:
+                    one = False
+        if colour >= 0 and one:
+            for j in range(start[i], start[i + 1]):
+                out[cells[j] // w, cells[j] % w] = colour
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def replace_shapes(g: Grid, c: Color) -> Grid | None:
+    """The pattern (the cells of other colours) moves onto every shape of colour c of its form, leaving its place."""
+    h, w = g.shape
+    big = 1 << 30
+    py0, py1, px0, px1 = big, -1, big, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != c:
+                py0, py1, px0, px1 = min(py0, y), max(py1, y), min(px0, x), max(px1, x)
+    if py1 < 0:
+        return empty()
+    ph, pw = py1 - py0 + 1, px1 - px0 + 1
+    form = 0
+    for y in range(py0, py1 + 1):
+        for x in range(px0, px1 + 1):
+            if g[y, x] == c:
+                return empty()
+            if g[y, x] != 0:
+                form += 1
+    out, _ = _split(g, c)
+    n, start, cells = object_cells(out, True, False)
+    hit = False
+    for i in range(n):
+        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        if y1 - y0 + 1 != ph or x1 - x0 + 1 != pw or start[i + 1] - start[i] != form:
+            continue
+        same = True
+        for dy in range(ph):
+            for dx in range(pw):
+                if (out[y0 + dy, x0 + dx] == c) != (g[py0 + dy, px0 + dx] != 0):
+                    same = False
+        if same:
+            for dy in range(ph):
+                for dx in range(pw):
+                    if g[py0 + dy, px0 + dx] != 0:
+                        out[y0 + dy, x0 + dx] = g[py0 + dy, px0 + dx]
+            hit = True
+    return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def mirror_around(g: Grid) -> Grid | None:
+    """Cells of other colours are mirrored across both centre lines of the smallest colour whose cells are symmetric."""
+    h, w = g.shape
+    big = 1 << 30
+    best, best_size, ties, cy2, cx2 = -1, 0, 0, 0, 0
+    for c in range(1, 10):
+        y0, y1, x0, x1 = big, -1, big, -1
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == c:
+                    y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+        if y1 < 0:
+            continue
+        symmetric = True
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                if (g[y, x] == c) != (g[y0 + y1 - y, x] == c) or (g[y, x] == c) != (g[y, x0 + x1 - x] == c):
+                    symmetric = False
+        if not symmetric:
+            continue
+        size = (y1 - y0 + 1) * (x1 - x0 + 1)
+        if best < 0 or size < best_size:
+            best, best_size, ties, cy2, cx2 = c, size, 0, y0 + y1, x0 + x1  # twice the centre
+        elif size == best_size:
+            ties += 1
+    if best < 0 or ties:
+        return empty()
+    others = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != best:
+                others = True
+    if not others:
+        return empty()
+    out = g.copy()
+    for flip_y, flip_x in ((True, False), (False, True), (True, True)):
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == 0 or g[y, x] == best:
+                    continue
+                ty, tx = cy2 - y if flip_y else y, cx2 - x if flip_x else x
+                if 0 <= ty < h and 0 <= tx < w and out[ty, tx] == 0:
+                    out[ty, tx] = g[y, x]
+    return out

@@ -1,0 +1,577 @@
+"""Motion primitives: gravity, sliding, attraction and alignment of objects, and copies to markers.
+
+Background is colour 0. A primitive that does not apply to its input returns None. Every one is a
+compiled kernel (`registry.primitive(kernel=True)`); objects are the components of
+`objects.components`, in its order (`kernels.object_cells`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import empty, object_cells
+from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
+from shared.solvers.dsl.types import Color, Grid
+
+_CENTRE = WORDS.index("centre")
+
+
+@njit
+def _unit(direction):
+    """(dy, dx) of one step in a direction (registry.DOWN, UP, LEFT or RIGHT)."""
+    if direction == DOWN:
+        return 1, 0
+    if direction == UP:
+        return -1, 0
+    if direction == LEFT:
+        return 0, -1
+    return 0, 1
+
+
+@njit
+def _box(cells, a, b, w):
+    """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
+    y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1
+    for i in range(a, b):
+        y, x = cells[i] // w, cells[i] % w
+        y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+    return y0, y1, x0, x1
+
+
+@njit
+def _stable_order(keys):
+    """The indices of keys sorted ascending, equal keys in their given order (insertion sort)."""
+    n = len(keys)
+    order = np.arange(n)
+    for i in range(1, n):
+        j = i
+        while j > 0 and keys[order[j - 1]] > keys[order[j]]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    return order
+
+
+@primitive(cost=1.5, params=(("down",), ("up",), ("left",), ("right",)), shape="keep", kernel=True)
+def gravity(g: Grid, direction: str) -> Grid:
+    """Let every non-zero cell fall in a direction until it rests on another or the edge."""
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    if direction == DOWN or direction == UP:
+        for x in range(w):
+            k = h - 1 if direction == DOWN else 0
+            for i in range(h):
+                y = h - 1 - i if direction == DOWN else i
+                if g[y, x] != 0:
+                    out[k, x] = g[y, x]
+                    k += -1 if direction == DOWN else 1
+    else:
+        for y in range(h):
+            k = 0 if direction == LEFT else w - 1
+            for i in range(w):
+                x = i if direction == LEFT else w - 1 - i
+                if g[y, x] != 0:
+                    out[y, k] = g[y, x]
+                    k += 1 if direction == LEFT else -1
+    return out
+
+
+@njit
+def _slide_colour(g, c, dy, dx):
+    """g with the cells of colour c moved as one block by (dy, dx) steps until one would leave the
+    grid or land on a non-zero cell of another colour."""
+    h, w = g.shape
+    step = 0
+    while True:
+        nxt = step + 1
+        blocked = False
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == c:
+                    ny, nx = y + dy * nxt, x + dx * nxt
+                    if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != c):
+                        blocked = True
+        if blocked:
+            break
+        step = nxt
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                out[y, x] = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                out[y + dy * step, x + dx * step] = c
+    return out
+
+
+@primitive(cost=2, params=(("down",), ("up",), ("left",), ("right",)), shape="keep", kernel=True)
+def slide_objects(g: Grid, direction: str) -> Grid:
+    """Move the cells of the least frequent colour as one block until they touch something."""
+    n = np.zeros(256, dtype=np.int64)
+    for v in g.ravel():
+        n[v] += 1
+    mover, present = 0, 0
+    for c in range(1, 16):
+        if n[c]:
+            present += 1
+            if mover == 0 or n[c] < n[mover]:
+                mover = c
+    if present < 2:
+        return g.copy()
+    dy, dx = _unit(direction)
+    return _slide_colour(g, mover, dy, dx)
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def slide_to(g: Grid, c: Color) -> Grid | None:
+    """Move the cells of colour c as one block straight towards the other cells until they touch."""
+    h, w = g.shape
+    big = 1 << 30
+    my0, my1, mx0, mx1 = big, -1, big, -1
+    ry0, ry1, rx0, rx1 = big, -1, big, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
+            elif g[y, x] != 0:
+                ry0, ry1, rx0, rx1 = min(ry0, y), max(ry1, y), min(rx0, x), max(rx1, x)
+    if c == 0 or my1 < 0 or ry1 < 0:
+        return empty()
+    if my1 < ry0:
+        dy, dx = 1, 0
+    elif my0 > ry1:
+        dy, dx = -1, 0
+    elif mx1 < rx0:
+        dy, dx = 0, 1
+    elif mx0 > rx1:
+        dy, dx = 0, -1
+    else:
+        return empty()
+    return _slide_colour(g, c, dy, dx)
+
+
+@primitive(cost=2, params=tuple((a, k) for a in ("centre", "colour") for k in (True, False)), shape="keep",
+           kernel=True)
+def copy_to_markers(g: Grid, align: str, keep: bool) -> Grid | None:
+    """Copy the one multi-cell shape onto each one-cell marker (centred, or by its cell of that colour)."""
+    # the original shape stays where it was (keep) or is removed
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    shape, shapes, marks = -1, 0, 0
+    for i in range(n):
+        if start[i + 1] - start[i] > 1:
+            shape = i
+            shapes += 1
+        else:
+            marks += 1
+    if shapes != 1 or marks == 0:
+        return empty()
+    a, b = start[shape], start[shape + 1]
+    y0, y1, x0, x1 = _box(cells, a, b, w)
+    out = g.copy()
+    if not keep:
+        for j in range(a, b):
+            out[cells[j] // w, cells[j] % w] = 0
+    for i in range(n):
+        if start[i + 1] - start[i] != 1:
+            continue
+        my, mx = cells[start[i]] // w, cells[start[i]] % w
+        if align == _CENTRE:
+            bh, bw = y1 - y0 + 1, x1 - x0 + 1
+            if bh % 2 == 0 or bw % 2 == 0:
+                return empty()
+            oy, ox = bh // 2, bw // 2
+        else:
+            hits, hit = 0, -1
+            for j in range(a, b):
+                if g[cells[j] // w, cells[j] % w] == g[my, mx]:
+                    hits += 1
+                    hit = cells[j]
+            if hits != 1:
+                return empty()
+            oy, ox = hit // w - y0, hit % w - x0
+        for j in range(a, b):
+            y, x = cells[j] // w, cells[j] % w
+            ty, tx = y - y0 + my - oy, x - x0 + mx - ox
+            if 0 <= ty < h and 0 <= tx < w:
+                out[ty, tx] = g[y, x]
+    return out
+
+
+@njit
+def _towards(a, b, diagonal):
+    """(ok, dy, dx): the unit step from box a towards box b (each (top, bottom, left, right)), straight
+    when they face each other, else diagonal (ok = False: neither straight nor `diagonal`)."""
+    ay0, ay1, ax0, ax1 = a
+    by0, by1, bx0, bx1 = b
+    if ay1 >= by0 and ay0 <= by1:
+        return True, 0, (1 if ax1 < bx0 else -1 if ax0 > bx1 else 0)
+    if ax1 >= bx0 and ax0 <= bx1:
+        return True, (1 if ay1 < by0 else -1 if ay0 > by1 else 0), 0
+    if not diagonal:
+        return False, 0, 0
+    return True, (1 if ay1 < by0 else -1), (1 if ax1 < bx0 else -1)
+
+
+@njit
+def _means(cells, start, n, w):
+    """The mean row and mean column of each component's cells."""
+    my = np.zeros(n, dtype=np.float64)
+    mx = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        sy, sx = 0, 0
+        for j in range(start[i], start[i + 1]):
+            sy += cells[j] // w
+            sx += cells[j] % w
+        my[i] = sy / (start[i + 1] - start[i])
+        mx[i] = sx / (start[i + 1] - start[i])
+    return my, mx
+
+
+@njit
+def _move_until_contact(out, cells, a, b, dy, dx, trail):
+    """Move the cells cells[a:b] of out in steps of (dy, dx) while the next place is empty and inside
+    (with `trail`, a copy stays at every place passed: a line drawn up to the contact)."""
+    h, w = out.shape
+    m = b - a
+    ys = np.empty(m, dtype=np.int64)
+    xs = np.empty(m, dtype=np.int64)
+    colours = np.empty(m, dtype=np.uint8)
+    for j in range(m):
+        ys[j], xs[j] = cells[a + j] // w, cells[a + j] % w
+        colours[j] = out[ys[j], xs[j]]
+    if not trail:
+        for j in range(m):
+            out[ys[j], xs[j]] = 0
+    step = 0
+    while True:
+        k = step + 1
+        stop = False
+        for j in range(m):
+            ny, nx = ys[j] + dy * k, xs[j] + dx * k
+            if ny < 0 or nx < 0 or ny >= h or nx >= w or out[ny, nx] != 0:
+                stop = True
+                break
+        if stop:
+            break
+        step = k
+        if trail:
+            for j in range(m):
+                out[ys[j] + dy * k, xs[j] + dx * k] = colours[j]
+    for j in range(m):
+        out[ys[j] + dy * step, xs[j] + dx * step] = colours[j]
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def attract(g: Grid) -> Grid | None:
+    """Every object moves towards the largest one (straight if it faces it, else diagonally) until it touches."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if not 2 <= n <= 40:
+        return empty()
+    big, ties = 0, 0
+    for i in range(1, n):
+        if start[i + 1] - start[i] > start[big + 1] - start[big]:
+            big, ties = i, 0
+        elif start[i + 1] - start[i] == start[big + 1] - start[big]:
+            ties += 1
+    if ties:
+        return empty()
+    my, mx = _means(cells, start, n, w)
+    bb = _box(cells, start[big], start[big + 1], w)
+    others = np.empty(n - 1, dtype=np.int64)
+    gaps = np.empty(n - 1, dtype=np.float64)
+    m = 0
+    for i in range(n):
+        if i != big:
+            others[m] = i
+            gaps[m] = min(abs(my[i] - my[big]), abs(mx[i] - mx[big]))
+            m += 1
+    out = g.copy()
+    # the nearest objects first, so that the ones behind them stack up against them
+    for j in _stable_order(gaps):
+        i = others[j]
+        _, dy, dx = _towards(_box(cells, start[i], start[i + 1], w), bb, True)
+        if dy != 0 or dx != 0:
+            _move_until_contact(out, cells, start[i], start[i + 1], dy, dx, False)
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def attract_to(g: Grid, c: Color) -> Grid | None:
+    """Every object of other colours in line with a shape of colour c moves straight to the nearest such one."""
+    return _pull_to(g, c, False)
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def trail_to(g: Grid, c: Color) -> Grid | None:
+    """Every object of other colours in line with a shape of colour c draws itself straight up to the nearest one."""
+    return _pull_to(g, c, True)
+
+
+@njit
+def _split(g, c):
+    """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
+    h, w = g.shape
+    mine = np.zeros((h, w), dtype=np.uint8)
+    rest = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                mine[y, x] = g[y, x]
+            else:
+                rest[y, x] = g[y, x]
+    return mine, rest
+
+
+@njit
+def _pull_to(g, c, trail):
+    h, w = g.shape
+    mine, rest = _split(g, c)
+    na, sa, ca = object_cells(mine, True, False)
+    nm, sm, cm = object_cells(rest, True, False)
+    if na == 0 or nm == 0 or na * nm > 400:
+        return empty()
+    ay, ax = _means(ca, sa, na, w)
+    my, mx = _means(cm, sm, nm, w)
+    pulled = np.empty(nm, dtype=np.int64)
+    gaps = np.empty(nm, dtype=np.float64)
+    dys = np.empty(nm, dtype=np.int64)
+    dxs = np.empty(nm, dtype=np.int64)
+    k = 0
+    for i in range(nm):
+        box = _box(cm, sm[i], sm[i + 1], w)
+        best, best_gap = -1, 0.0
+        for j in range(na):
+            ok, dy, dx = _towards(box, _box(ca, sa[j], sa[j + 1], w), False)
+            if ok and (dy != 0 or dx != 0):
+                gap = min(abs(my[i] - ay[j]), abs(mx[i] - ax[j]))
+                if best < 0 or gap < best_gap:
+                    best, best_gap = j, gap
+        if best >= 0:
+            _, dy, dx = _towards(box, _box(ca, sa[best], sa[best + 1], w), False)
+            pulled[k], gaps[k], dys[k], dxs[k] = i, best_gap, dy, dx
+            k += 1
+    out = g.copy()
+    for j in _stable_order(gaps[:k]):
+        i = pulled[j]
+        _move_until_contact(out, cm, sm[i], sm[i + 1], dys[j], dxs[j], trail)
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def move_into_corners(g: Grid) -> Grid | None:
+    """Move everything else as one block to the middle of the box marked by four corner cells of one colour."""
+    h, w = g.shape
+    big = 1 << 30
+    found = 0
+    c, y0, x0, y1, x1 = 0, 0, 0, 0, 0
+    for v in range(1, 256):
+        n, cy0, cy1, cx0, cx1 = 0, big, -1, big, -1
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == v:
+                    n += 1
+                    cy0, cy1, cx0, cx1 = min(cy0, y), max(cy1, y), min(cx0, x), max(cx1, x)
+        if n != 4 or cy1 - cy0 < 2 or cx1 - cx0 < 2:
+            continue
+        corners = True
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == v and not ((y == cy0 or y == cy1) and (x == cx0 or x == cx1)):
+                    corners = False
+        if corners:
+            found += 1
+            c, y0, x0, y1, x1 = v, cy0, cx0, cy1, cx1
+    if found != 1:
+        return empty()
+    oy0, oy1, ox0, ox1 = big, -1, big, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != c:
+                oy0, oy1, ox0, ox1 = min(oy0, y), max(oy1, y), min(ox0, x), max(ox1, x)
+    if oy1 < 0:
+        return empty()
+    bh, bw = oy1 - oy0 + 1, ox1 - ox0 + 1
+    if bh > y1 - y0 - 1 or bw > x1 - x0 - 1:
+        return empty()
+    ty, tx = y0 + 1 + (y1 - y0 - 1 - bh) // 2, x0 + 1 + (x1 - x0 - 1 - bw) // 2
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != c:
+                out[y, x] = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != c:
+                out[y - oy0 + ty, x - ox0 + tx] = g[y, x]
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def gather_to_lines(g: Grid) -> Grid | None:
+    """Each shape moves straight to touch the one line of its own colour; shapes with no such line vanish."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    axis = np.full(n, -1, dtype=np.int64)  # 0: a row line, 1: a column line, -1: a shape
+    at = np.zeros(n, dtype=np.int64)
+    colour = np.zeros(n, dtype=np.int64)
+    lines, rest = 0, 0
+    for i in range(n):
+        a, b = start[i], start[i + 1]
+        y0, y1, x0, x1 = _box(cells, a, b, w)
+        colour[i] = g[cells[a] // w, cells[a] % w]
+        if b - a >= 3 and y0 == y1:
+            axis[i], at[i] = 0, y0
+        elif b - a >= 3 and x0 == x1:
+            axis[i], at[i] = 1, x0
+        if axis[i] >= 0:
+            lines += 1
+        else:
+            rest += 1
+    if lines == 0 or rest == 0:
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    for i in range(n):
+        if axis[i] >= 0:
+            for j in range(start[i], start[i + 1]):
+                out[cells[j] // w, cells[j] % w] = colour[i]
+    for i in range(n):
+        if axis[i] >= 0:
+            continue
+        mine, line = 0, -1
+        for k in range(n):
+            if axis[k] >= 0 and colour[k] == colour[i]:
+                mine += 1
+                line = k
+        if mine != 1:
+            continue
+        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        lo, hi = (y0, y1) if axis[line] == 0 else (x0, x1)
+        if lo > at[line]:
+            shift = at[line] + 1 - lo
+        elif hi < at[line]:
+            shift = at[line] - 1 - hi
+        else:
+            return empty()
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            if axis[line] == 0:
+                out[y + shift, x] = colour[i]
+            else:
+                out[y, x + shift] = colour[i]
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def sort_bars(g: Grid) -> Grid | None:
+    """Stack the one-row bars at the bottom, right-aligned, longest lowest."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    if not 2 <= n <= 30:
+        return empty()
+    for i in range(n):
+        y0, y1, _, _ = _box(cells, start[i], start[i + 1], w)
+        if y0 != y1:
+            return empty()
+    if n > h:
+        return empty()
+    negative = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        negative[i] = start[i] - start[i + 1]
+    out = np.zeros((h, w), dtype=np.uint8)
+    r = 0
+    for i in _stable_order(negative):
+        size = start[i + 1] - start[i]
+        c = g[cells[start[i]] // w, cells[start[i]] % w]
+        for x in range(w - size, w):
+            out[h - 1 - r, x] = c
+        r += 1
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def align_to(g: Grid, c: Color) -> Grid | None:
+    """Every other shape slides along its free axis until its top (or left) edge lines up with the shape of colour c."""
+    h, w = g.shape
+    out, rest = _split(g, c)
+    nr, sr, cr = object_cells(out, True, False)
+    n, start, cells = object_cells(rest, True, False)
+    if nr != 1 or n == 0 or n > 30:
+        return empty()
+    ry0, ry1, rx0, rx1 = _box(cr, 0, sr[1], w)
+    for i in range(n):
+        a, b = start[i], start[i + 1]
+        y0, y1, x0, x1 = _box(cells, a, b, w)
+        dy, dx = 0, 0
+        if x1 < rx0 or x0 > rx1:
+            dy = ry0 - y0
+        elif y1 < ry0 or y0 > ry1:
+            dx = rx0 - x0
+        if y1 + dy >= h or x1 + dx >= w:
+            return empty()
+        for j in range(a, b):
+            y, x = cells[j] // w, cells[j] % w
+            out[y + dy, x + dx] = g[y, x]
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def project_onto(g: Grid) -> Grid | None:
+    """Every single cell in line with the largest shape paints its colour on the shape's nearest cell in that line."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    if not 2 <= n <= 40:
+        return empty()
+    big = 0
+    for i in range(1, n):
+        if start[i + 1] - start[i] > start[big + 1] - start[big]:
+            big = i
+    inside = np.zeros((h, w), dtype=np.bool_)
+    for j in range(start[big], start[big + 1]):
+        inside[cells[j] // w, cells[j] % w] = True
+    out = g.copy()
+    for i in range(n):
+        if start[i + 1] - start[i] != 1:
+            continue
+        y, x = cells[start[i]] // w, cells[start[i]] % w
+        if inside[y, x]:
+            continue
+        first, last = -1, -1
+        for k in range(w):
+            if inside[y, k]:
+                last = k
+                if first < 0:
+                    first = k
+        if first >= 0:
+            out[y, first if first > x else last] = g[y, x]
+            continue
+        for k in range(h):
+            if inside[k, x]:
+                last = k
+                if first < 0:
+                    first = k
+        if first >= 0:
+            out[first if first > y else last, x] = g[y, x]
+    return out
+
+
+@primitive(cost=2.5, shape="keep", first=True, kernel=True)
+def lift_objects(g: Grid) -> Grid | None:
+    """Every shape moves up by its own height."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    if n == 0 or n > 30:
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    for i in range(n):
+        y0, y1, _, _ = _box(cells, start[i], start[i + 1], w)
+        up = y1 - y0 + 1
+        if y0 - up < 0:
+            return empty()
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            out[y - up, x] = g[y, x]
+    return out

@@ -1,0 +1,479 @@
+"""Region primitives: filling enclosed areas, holes, rooms and empty boxes, and marking empty lines.
+
+Background is colour 0. A primitive that does not apply to its input returns None. Every primitive
+here is a compiled kernel (see `registry.primitive`): the body is numba's subset of Python, a
+grid in, a new grid (or the empty grid for None) out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import counts, empty, label
+from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.types import MARKER, Color, Grid
+
+
+@njit
+def _enclosed(g):
+    """The zero cells that cannot reach the border through zero cells (4-neighbours), as a bool grid."""
+    h, w = g.shape
+    reach = np.zeros((h, w), dtype=np.bool_)
+    stack = np.empty(h * w, dtype=np.int64)
+    top = 0
+    for y in range(h):
+        for x in range(w):
+            if (y == 0 or x == 0 or y == h - 1 or x == w - 1) and g[y, x] == 0:
+                reach[y, x] = True
+                stack[top] = y * w + x
+                top += 1
+    while top > 0:
+        top -= 1
+        y = stack[top] // w
+        x = stack[top] % w
+        for k in range(4):
+            ny = y + (1 if k == 0 else -1 if k == 1 else 0)
+            nx = x + (1 if k == 2 else -1 if k == 3 else 0)
+            if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0 and not reach[ny, nx]:
+                reach[ny, nx] = True
+                stack[top] = ny * w + nx
+                top += 1
+    holes = np.zeros((h, w), dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            holes[y, x] = g[y, x] == 0 and not reach[y, x]
+    return holes
+
+
+@njit
+def _boxes(lab, n):
+    """Per label 1 .. n of a label grid: (top, left, bottom, right) inclusive and the cell count."""
+    h, w = lab.shape
+    y0 = np.full(n + 1, h, dtype=np.int64)
+    x0 = np.full(n + 1, w, dtype=np.int64)
+    y1 = np.full(n + 1, -1, dtype=np.int64)
+    x1 = np.full(n + 1, -1, dtype=np.int64)
+    size = np.zeros(n + 1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            i = lab[y, x]
+            if i == 0:
+                continue
+            size[i] += 1
+            y0[i] = min(y0[i], y)
+            x0[i] = min(x0[i], x)
+            y1[i] = max(y1[i], y)
+            x1[i] = max(x1[i], x)
+    return y0, x0, y1, x1, size
+
+
+@njit
+def _mask(g, c):
+    """1 where g == c, else 0 (uint8): the cells of one colour as a grid `label` takes."""
+    h, w = g.shape
+    m = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                m[y, x] = 1
+    return m
+
+
+@primitive(cost=1, shape="keep", kernel=True)
+def fill_enclosed(g: Grid) -> Grid:
+    """Mark the zero cells that cannot reach the border (holes inside shapes)."""
+    holes = _enclosed(g)
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if holes[y, x]:
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def fill_square_holes(g: Grid) -> Grid | None:
+    """Mark the holes (zero regions that cannot reach the border) shaped as a full square."""
+    lab, n = label(_enclosed(g).astype(np.uint8), False, False)
+    y0, x0, y1, x1, size = _boxes(lab, n)
+    out = g.copy()
+    for i in range(1, n + 1):
+        bh, bw = y1[i] - y0[i] + 1, x1[i] - x0[i] + 1
+        if bh == bw and size[i] == bh * bw:
+            out[y0[i]:y1[i] + 1, x0[i]:x1[i] + 1] = MARKER
+    return out
+
+
+@njit
+def _voronoi_line(fy, fx, n, d, c, stack):
+    """One pass of scipy's exact Euclidean feature transform (Maurer et al.) along a line of n cells,
+    in place: fy, fx hold each cell's nearest feature so far (fy < 0: none); d is the axis the line
+    runs along (0: a column, 1: a row), c the line's coordinate on the other axis. Ties go as scipy's."""
+    f0 = fy[:n].copy()
+    f1 = fx[:n].copy()
+    top = -1
+    for i in range(n):
+        if f0[i] < 0:
+            continue
+        fd = f0[i] if d == 0 else f1[i]
+        fo = f1[i] if d == 0 else f0[i]
+        wr = (fo - c) * (fo - c)
+        while top >= 1:
+            i1 = stack[top]
+            i2 = stack[top - 1]
+            d1 = f0[i1] if d == 0 else f1[i1]
+            d2 = f0[i2] if d == 0 else f1[i2]
+            o1 = f1[i1] if d == 0 else f0[i1]
+            o2 = f1[i2] if d == 0 else f0[i2]
+            a = d1 - d2
+            b = fd - d1
+            cc = a + b
+            ur = (o2 - c) * (o2 - c)
+            vr = (o1 - c) * (o1 - c)
+            if cc * vr - b * ur - a * wr - a * b * cc <= 0:
+                break
+            top -= 1
+        top += 1
+        stack[top] = i
+    if top < 0:
+        return
+    last = top
+    k = 0
+    for i in range(n):
+        s = stack[k]
+        dd = (f0[s] if d == 0 else f1[s]) - i
+        do = (f1[s] if d == 0 else f0[s]) - c
+        delta1 = dd * dd + do * do
+        while k < last:
+            s = stack[k + 1]
+            dd = (f0[s] if d == 0 else f1[s]) - i
+            do = (f1[s] if d == 0 else f0[s]) - c
+            delta2 = dd * dd + do * do
+            if delta1 <= delta2:
+                break
+            delta1 = delta2
+            k += 1
+        fy[i] = f0[stack[k]]
+        fx[i] = f1[stack[k]]
+
+
+@njit
+def _nearest_nonzero(g):
+    """For every cell, (row, column) grids of its nearest non-zero cell (Euclidean), exactly as
+    scipy.ndimage.distance_transform_edt(g == 0, return_indices=True) picks them."""
+    h, w = g.shape
+    ny = np.full((h, w), -1, dtype=np.int64)
+    nx = np.zeros((h, w), dtype=np.int64)
+    m = max(h, w)
+    ly = np.empty(m, dtype=np.int64)
+    lx = np.empty(m, dtype=np.int64)
+    stack = np.empty(m, dtype=np.int64)
+    for x in range(w):  # along each column
+        for y in range(h):
+            ly[y] = y if g[y, x] != 0 else -1
+            lx[y] = x if g[y, x] != 0 else 0
+        _voronoi_line(ly, lx, h, 0, x, stack)
+        for y in range(h):
+            ny[y, x] = ly[y]
+            nx[y, x] = lx[y]
+    for y in range(h):  # then along each row
+        for x in range(w):
+            ly[x] = ny[y, x]
+            lx[x] = nx[y, x]
+        _voronoi_line(ly, lx, w, 1, y, stack)
+        for x in range(w):
+            ny[y, x] = ly[x]
+            nx[y, x] = lx[x]
+    return ny, nx
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def fill_holes_own(g: Grid) -> Grid | None:
+    """Fill the zero cells that cannot reach the border with the colour of the nearest non-zero cell."""
+    holes = _enclosed(g)
+    if not holes.any():
+        return empty()
+    ny, nx = _nearest_nonzero(g)
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if holes[y, x]:
+                out[y, x] = g[ny[y, x], nx[y, x]]
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def flood_rooms(g: Grid) -> Grid | None:
+    """Flood each room (walled off by the commonest non-zero colour) holding one other colour with it."""
+    cnt = counts(g)
+    cnt[0] = 0
+    if cnt.max() == 0:
+        return empty()
+    wall = np.argmax(cnt)
+    h, w = g.shape
+    rooms = np.ones((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == wall:
+                rooms[y, x] = 0
+    lab, n = label(rooms, False, False)
+    seen = np.zeros(n + 1, dtype=np.int64)  # per room, a bit per non-zero colour in it
+    for y in range(h):
+        for x in range(w):
+            if lab[y, x] != 0 and g[y, x] != 0:
+                seen[lab[y, x]] |= np.int64(1) << np.int64(g[y, x])
+    fill = np.zeros(n + 1, dtype=np.int64)  # the room's one colour, or 0
+    for i in range(1, n + 1):
+        bits = seen[i]
+        if bits != 0 and bits & (bits - 1) == 0:
+            c = 0
+            while bits > 1:
+                bits >>= 1
+                c += 1
+            fill[i] = c
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and lab[y, x] != 0 and fill[lab[y, x]] != 0:
+                out[y, x] = fill[lab[y, x]]
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def flood_from(g: Grid, c: Color) -> Grid | None:
+    """Every empty region (4-connected) that touches a cell of colour c is flooded with c."""
+    h, w = g.shape
+    lab, n = label(_mask(g, 0), False, False)
+    hit = np.zeros(n + 1, dtype=np.bool_)
+    seeded = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            seeded = True
+            hit[lab[y, x]] = True  # a seed of colour 0 is itself empty
+            for k in range(4):
+                sy = y + (1 if k == 0 else -1 if k == 1 else 0)
+                sx = x + (1 if k == 2 else -1 if k == 3 else 0)
+                if 0 <= sy < h and 0 <= sx < w:
+                    hit[lab[sy, sx]] = True
+    if not seeded:
+        return empty()
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if lab[y, x] != 0 and hit[lab[y, x]]:
+                out[y, x] = c
+    return out
+
+
+@primitive(cost=2, params=((2,), (3,)), shape="keep", kernel=True)
+def fill_empty_squares(g: Grid, k: int) -> Grid | None:
+    """Paint marker colour over k x k blocks of zeros, taken in reading order without overlap."""
+    h, w = g.shape
+    if h < k or w < k:
+        return empty()
+    free = np.zeros((h, w), dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            free[y, x] = g[y, x] == 0
+    full = np.zeros((h - k + 1, w - k + 1), dtype=np.bool_)  # the k x k block at (y, x) is all zeros
+    anyfull = False
+    for y in range(h - k + 1):
+        for x in range(w - k + 1):
+            ok = True
+            for i in range(k):
+                for j in range(k):
+                    if not free[y + i, x + j]:
+                        ok = False
+            full[y, x] = ok
+            anyfull = anyfull or ok
+    if not anyfull:
+        return empty()
+    for y in range(h - k + 1):
+        for x in range(w - k + 1):
+            if not full[y, x]:
+                continue
+            ok = True
+            for i in range(k):
+                for j in range(k):
+                    if not free[y + i, x + j]:
+                        ok = False
+            if ok:
+                for i in range(k):
+                    for j in range(k):
+                        free[y + i, x + j] = False
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and not free[y, x]:
+                out[y, x] = MARKER
+    return out
+
+
+@njit
+def _largest_empty_rect(g):
+    """(area, top, left, bottom, right) of the largest rectangle of zeros, 2 x 2 or more (a stack over
+    column heights, row by row; the first found in reading order wins ties); area -1 when there is none."""
+    h, w = g.shape
+    heights = np.zeros(w, dtype=np.int64)
+    stack = np.empty(w + 1, dtype=np.int64)
+    best, by0, bx0, by1, bx1 = -1, 0, 0, 0, 0
+    for y in range(h):
+        for x in range(w):
+            heights[x] = heights[x] + 1 if g[y, x] == 0 else 0
+        top = 0
+        for x in range(w + 1):
+            cur = heights[x] if x < w else 0
+            while top > 0 and heights[stack[top - 1]] >= cur:
+                t = stack[top - 1]
+                top -= 1
+                left = stack[top - 1] + 1 if top > 0 else 0
+                hh, ww = heights[t], x - left
+                if hh >= 2 and ww >= 2 and (best < 0 or hh * ww > best):
+                    best, by0, bx0, by1, bx1 = hh * ww, y - hh + 1, left, y, x - 1
+            stack[top] = x
+            top += 1
+    return best, by0, bx0, by1, bx1
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def mark_empty_rect(g: Grid) -> Grid | None:
+    """Mark the largest rectangle of zeros (2 x 2 or more)."""
+    area, y0, x0, y1, x1 = _largest_empty_rect(g)
+    if area < 0 or area == g.size:
+        return empty()
+    out = g.copy()
+    out[y0:y1 + 1, x0:x1 + 1] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def fill_colour_boxes(g: Grid) -> Grid | None:
+    """Every colour with 2+ cells fills the box its cells span (larger boxes first, smaller on top)."""
+    h, w = g.shape
+    y0 = np.full(10, h, dtype=np.int64)
+    x0 = np.full(10, w, dtype=np.int64)
+    y1 = np.full(10, -1, dtype=np.int64)
+    x1 = np.full(10, -1, dtype=np.int64)
+    size = np.zeros(10, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if 1 <= c <= 9:
+                size[c] += 1
+                y0[c] = min(y0[c], y)
+                x0[c] = min(x0[c], x)
+                y1[c] = max(y1[c], y)
+                x1[c] = max(x1[c], x)
+    area = np.full(10, -1, dtype=np.int64)
+    for c in range(1, 10):
+        if size[c] >= 2:
+            area[c] = (y1[c] - y0[c] + 1) * (x1[c] - x0[c] + 1)
+    if area.max() < 0:
+        return empty()
+    out = g.copy()
+    while area.max() >= 0:  # the largest box first; of equal ones, the higher colour first
+        best = 0
+        for c in range(1, 10):
+            if area[c] >= 0 and (best == 0 or area[c] >= area[best]):
+                best = c
+        out[y0[best]:y1[best] + 1, x0[best]:x1[best] + 1] = best
+        area[best] = -1
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def mark_in_box(g: Grid, c: Color) -> Grid | None:
+    """Mark the cells of other non-zero colours inside the bounding box of colour c."""
+    lab = _mask(g, c).astype(np.int32)
+    y0, x0, y1, x1, size = _boxes(lab, 1)
+    if size[1] == 0:
+        return empty()
+    out = g.copy()
+    hit = False
+    for y in range(y0[1], y1[1] + 1):
+        for x in range(x0[1], x1[1] + 1):
+            if g[y, x] != 0 and g[y, x] != c:
+                out[y, x] = MARKER
+                hit = True
+    return out if hit else empty()
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def fill_placeholders(g: Grid, c: Color) -> Grid | None:
+    """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
+    h, w = g.shape
+    other = np.zeros((h, w), dtype=np.int32)  # the pattern: the cells of colours other than 0 and c
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != c:
+                other[y, x] = 1
+    py0, px0, py1, px1, psize = _boxes(other, 1)
+    if psize[1] == 0:
+        return empty()
+    y0, x0, ph, pw = py0[1], px0[1], py1[1] - py0[1] + 1, px1[1] - px0[1] + 1
+    for y in range(y0, y0 + ph):
+        for x in range(x0, x0 + pw):
+            if g[y, x] == c:
+                return empty()  # the pattern holds c
+    if c == 0:
+        return empty()  # the pattern's box has no zeros, and there are no blocks of colour 0 to fill
+    lab, n = label(_mask(g, c), False, False)
+    by0, bx0, by1, bx1, size = _boxes(lab, n)
+    out = g.copy()
+    hit = False
+    for i in range(1, n + 1):
+        if by1[i] - by0[i] + 1 == ph and bx1[i] - bx0[i] + 1 == pw and size[i] == ph * pw:
+            out[by0[i]:by0[i] + ph, bx0[i]:bx0[i] + pw] = g[y0:y0 + ph, x0:x0 + pw]
+            hit = True
+    return out if hit else empty()
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def mark_empty_lines(g: Grid) -> Grid | None:
+    """Mark every row and every column that is all zeros."""
+    h, w = g.shape
+    rows = np.ones(h, dtype=np.bool_)
+    cols = np.ones(w, dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                rows[y] = False
+                cols[x] = False
+    if not rows.any() and not cols.any() or rows.all():
+        return empty()
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if rows[y] or cols[x]:
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def fill_open_lines(g: Grid) -> Grid | None:
+    """Mark the inside of every row and column that is empty between its two end cells."""
+    h, w = g.shape
+    if h < 3 or w < 3:
+        return empty()
+    rows = np.ones(h, dtype=np.bool_)
+    cols = np.ones(w, dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if 0 < x < w - 1:
+                    rows[y] = False
+                if 0 < y < h - 1:
+                    cols[x] = False
+    if not rows.any() and not cols.any():
+        return empty()
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if rows[y] and 0 < x < w - 1 or cols[x] and 0 < y < h - 1:
+                out[y, x] = MARKER
+    return out

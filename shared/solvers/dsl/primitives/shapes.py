@@ -1,0 +1,293 @@
+"""Shape primitives: outlines, interiors, borders, halos, dilation and per-object edits in place.
+
+Background is colour 0. A primitive that does not apply to its input returns None. Every primitive
+here is a compiled kernel (see `registry.primitive`): the body is numba's subset of Python, a
+grid in, a new grid (or the empty grid for None) out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import counts, empty, label
+from shared.solvers.dsl.primitives.registry import WORDS, primitive
+from shared.solvers.dsl.types import MARKER, Grid
+
+
+@njit
+def _inner(g):
+    """The non-zero cells whose four neighbours are all non-zero (outside the grid counts as zero)."""
+    h, w = g.shape
+    inner = np.zeros((h, w), dtype=np.bool_)
+    for y in range(1, h - 1):
+        for x in range(1, w - 1):
+            inner[y, x] = g[y, x] != 0 and g[y - 1, x] != 0 and g[y + 1, x] != 0 and g[y, x - 1] != 0 \
+                and g[y, x + 1] != 0
+    return inner
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def frame_objects(g: Grid) -> Grid | None:
+    """Draw a marker-coloured rectangle over zeros one cell outside each object's box (8-connected)."""
+    lab, n = label(g, True, False)
+    if n == 0:
+        return empty()
+    h, w = g.shape
+    y0 = np.full(n + 1, h, dtype=np.int64)
+    x0 = np.full(n + 1, w, dtype=np.int64)
+    y1 = np.full(n + 1, -1, dtype=np.int64)
+    x1 = np.full(n + 1, -1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            i = lab[y, x]
+            if i != 0:
+                y0[i] = min(y0[i], y)
+                x0[i] = min(x0[i], x)
+                y1[i] = max(y1[i], y)
+                x1[i] = max(x1[i], x)
+    out = g.copy()
+    for i in range(1, n + 1):
+        for y in range(max(y0[i] - 1, 0), min(y1[i] + 2, h)):
+            for x in range(max(x0[i] - 1, 0), min(x1[i] + 2, w)):
+                if not (y0[i] <= y <= y1[i] and x0[i] <= x <= x1[i]) and out[y, x] == 0:
+                    out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def outline(g: Grid) -> Grid:
+    """Mark the non-zero cells that touch a zero cell or the edge (4-neighbours), clear the inside."""
+    inner = _inner(g)
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if inner[y, x]:
+                out[y, x] = 0
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def interior(g: Grid) -> Grid | None:
+    """Keep only the non-zero cells whose four neighbours are all non-zero (erode by one cell)."""
+    inner = _inner(g)
+    if not inner.any():
+        return empty()
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if inner[y, x]:
+                out[y, x] = g[y, x]
+    return out
+
+
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True)
+def dilate(g: Grid, diagonal: bool) -> Grid | None:
+    """Grow every object by one cell: zero cells take the colour of a non-zero 4- (or 8-) neighbour."""
+    h, w = g.shape
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                continue
+            found = False
+            for dy in range(-1, 2):  # the first neighbour in reading order wins
+                for dx in range(-1, 2):
+                    if found or dy == 0 and dx == 0 or not diagonal and dy != 0 and dx != 0:
+                        continue
+                    ny, nx = y + dy, x + dx
+                    if 0 <= ny < h and 0 <= nx < w and g[ny, nx] != 0:
+                        out[y, x] = g[ny, nx]
+                        found = True
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def border(g: Grid) -> Grid:
+    """Mark the outermost ring of cells."""
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if y == 0 or x == 0 or y == h - 1 or x == w - 1:
+                out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=1.5, params=((True,), (False,)), shape="keep", kernel=True)
+def halo(g: Grid, diagonal: bool) -> Grid | None:
+    """Mark the zero cells next to any non-zero cell (8- or 4-neighbours): a ring round each object."""
+    h, w = g.shape
+    out = g.copy()
+    hit = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                continue
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    if dy == 0 and dx == 0 or not diagonal and dy != 0 and dx != 0:
+                        continue
+                    ny, nx = y + dy, x + dx
+                    if 0 <= ny < h and 0 <= nx < w and g[ny, nx] != 0:
+                        out[y, x] = MARKER
+                        hit = True
+    return out if hit else empty()
+
+
+# how each_object changes an object's box: flips and turns, "invert" (empty box cells take the
+# object's colour, its cells empty), "swap" (its two colours exchanged), "symmetric" (its zeros
+# filled from its mirror images, as completion.mirror_fill), "fill_box" (empty box cells take its
+# commonest colour); as kernels receive them
+_FLIP_LR, _FLIP_UD, _ROTATE180, _TRANSPOSE, _INVERT, _SWAP, _SYMMETRIC, _FILL_BOX = (
+    WORDS.index(k) for k in ("flip_lr", "flip_ud", "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box"))
+
+# mirror_fill's symmetry groups, each a run of image codes (see _image) ended by -1, most symmetry first
+_SQUARE_GROUPS = np.array([0, 1, 2, 3, 4, 5, 6, -1, 0, 1, 2, -1, 1, -1, 0, -1, 2, -1, 3, -1, 4, -1], dtype=np.int64)
+_OBLONG_GROUPS = np.array([0, 1, 2, -1, 1, -1, 0, -1, 2, -1], dtype=np.int64)
+
+
+@njit
+def _image(m, code, y, x):
+    """Cell (y, x) of an image of m: 0 flipped up-down, 1 left-right, 2 turned half, 3 transposed,
+    4 anti-transposed, 5 transposed then flipped up-down, 6 transposed then flipped left-right."""
+    h, w = m.shape
+    if code == 0:
+        return m[h - 1 - y, x]
+    if code == 1:
+        return m[y, w - 1 - x]
+    if code == 2:
+        return m[h - 1 - y, w - 1 - x]
+    if code == 3:
+        return m[x, y]
+    if code == 4:
+        return m[h - 1 - x, w - 1 - y]
+    if code == 5:
+        return m[x, h - 1 - y]
+    return m[w - 1 - x, y]
+
+
+@njit
+def _mirror_fill(m):
+    """completion.mirror_fill: m with its zeros filled from its mirror images under the largest
+    symmetry group its cells agree with; m itself when none agrees."""
+    h, w = m.shape
+    groups = _SQUARE_GROUPS if h == w else _OBLONG_GROUPS
+    filled = m.copy()
+    ok = True
+    for code in groups:
+        if code < 0:  # the end of a group: done if all its images agreed
+            if ok:
+                return filled
+            filled = m.copy()
+            ok = True
+            continue
+        if not ok:
+            continue
+        for y in range(h):
+            for x in range(w):
+                v = _image(m, code, y, x)
+                if filled[y, x] != 0 and v != 0 and filled[y, x] != v:
+                    ok = False
+        if ok:
+            for y in range(h):
+                for x in range(w):
+                    if filled[y, x] == 0:
+                        filled[y, x] = _image(m, code, y, x)
+    return m.copy()
+
+
+@njit
+def _edited(crop, how):
+    """One object's box after the edit `how`, the same shape; the empty grid where it does not apply."""
+    h, w = crop.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    if how == _SYMMETRIC:
+        return _mirror_fill(crop)
+    if how == _TRANSPOSE and h != w:
+        return empty()
+    cnt = counts(crop)
+    common = np.argmax(cnt[1:]) + 1  # its commonest colour (the lowest of equals)
+    a, b, n = 0, 0, 0  # its two colours, low first, when it has exactly two
+    for c in range(1, cnt.size):
+        if cnt[c] != 0:
+            n += 1
+            if n == 1:
+                a = c
+            elif n == 2:
+                b = c
+    for y in range(h):
+        for x in range(w):
+            v = crop[y, x]
+            if how == _FLIP_LR:
+                v = crop[y, w - 1 - x]
+            elif how == _FLIP_UD:
+                v = crop[h - 1 - y, x]
+            elif how == _ROTATE180:
+                v = crop[h - 1 - y, w - 1 - x]
+            elif how == _TRANSPOSE:
+                v = crop[x, y]
+            elif how == _INVERT:
+                v = common if v == 0 else 0
+            elif how == _SWAP:
+                if n == 2:
+                    v = b if v == a else a if v == b else v
+            elif how == _FILL_BOX:
+                v = common if v == 0 else v
+            out[y, x] = v
+    return out
+
+
+@primitive(cost=2, params=(("flip_lr",), ("flip_ud",), ("rotate180",), ("transpose",), ("invert",), ("swap",),
+                           ("symmetric",), ("fill_box",)), shape="keep", kernel=True)
+def each_object(g: Grid, how: str) -> Grid | None:
+    """Transform every object (8-connected, any colours) inside its own box, painted back in place."""
+    lab, n = label(g, True, False)
+    if n == 0:
+        return empty()
+    h, w = g.shape
+    y0 = np.full(n + 1, h, dtype=np.int64)
+    x0 = np.full(n + 1, w, dtype=np.int64)
+    y1 = np.full(n + 1, -1, dtype=np.int64)
+    x1 = np.full(n + 1, -1, dtype=np.int64)
+    first = np.full(n + 1, -1, dtype=np.int64)  # the column of its first cell in reading order
+    for y in range(h):
+        for x in range(w):
+            i = lab[y, x]
+            if i != 0:
+                if first[i] < 0:
+                    first[i] = x
+                y0[i] = min(y0[i], y)
+                x0[i] = min(x0[i], x)
+                y1[i] = max(y1[i], y)
+                x1[i] = max(x1[i], x)
+    # objects.components' order: by the box's top-left corner, then by the first cell
+    order = np.arange(1, n + 1)
+    for k in range(1, n):
+        j = k
+        while j > 0:
+            p, q = order[j - 1], order[j]
+            if (y0[p], x0[p], first[p]) <= (y0[q], x0[q], first[q]):
+                break
+            order[j - 1], order[j] = q, p
+            j -= 1
+    out = g.copy()
+    for i in order:
+        bh, bw = y1[i] - y0[i] + 1, x1[i] - x0[i] + 1
+        crop = np.zeros((bh, bw), dtype=np.uint8)
+        for y in range(bh):
+            for x in range(bw):
+                if lab[y0[i] + y, x0[i] + x] == i:
+                    crop[y, x] = g[y0[i] + y, x0[i] + x]
+        new = _edited(crop, how)
+        if new.size == 0:
+            return empty()
+        for y in range(bh):
+            for x in range(bw):
+                if crop[y, x] != 0:
+                    out[y0[i] + y, x0[i] + x] = 0
+                if new[y, x] != 0:
+                    out[y0[i] + y, x0[i] + x] = new[y, x]
+    return out
