@@ -2,12 +2,15 @@
 
 A state is what one program computes on every input (demos first, then tests); states are
 deduplicated by a hash of their kind and contents, so two programs that agree everywhere are one.
-Each new grid state whose demo shapes match the demo outputs is checked exactly, then with a
-learned recolour, per-object recolour or stamp, or local rule, and kept as a possible piece for `combine`;
-other states are tried with learned resizing last steps (block layouts, pattern continuation,
-fixed windows, picking one object by a property) and lookups. A last step that cannot give the
-outputs' size is never generated. Guards cap grid sizes, the number of stored states and their
-bytes, and the clock.
+Each new state is checked once (`_check`): `fitters.fit_state` tries the learned last steps that
+apply to it, in the order of `fitters.FITTERS` (a lookup on any grid; recolours, per-object
+recolours, stamps, cell and local rules on a state of the outputs' shapes that is not already
+exact; block layouts, pattern continuation, fixed windows and picking one object on a state of
+other shapes; picking, stacking or tabulating the parts of a list state). Each ending it finds
+whose test answers are real grids becomes a candidate, then a state that already is every demo
+output is one itself; a right-sized state is also kept as a possible piece for `combine`. A last step
+that cannot give the outputs' size is never generated. Guards cap grid sizes, the number of
+stored states and their bytes, and the clock, whose deadline the fits share (`FitContext`).
 """
 
 from __future__ import annotations
@@ -18,38 +21,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shared.solvers.dsl.fit import (
-    fit_arrange,
-    fit_cell_rule,
-    fit_crop,
-    fit_extend,
-    fit_local_rule,
-    fit_lookup,
-    fit_object_stamp,
-    fit_overlay_order,
-    fit_part_table,
-    fit_recolor,
-    fit_recolor_objects,
-    fit_select_object,
-    fit_select_part,
-    fit_stamp,
-    local_rule_kinds,
-)
+from shared.solvers.dsl.fitters import FitContext, fit_state, situation
 from shared.solvers.dsl.primitives import Op, search_ops
-from shared.solvers.dsl.primitives.cellrule import cell_rule
-from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
-from shared.solvers.dsl.primitives.parts import overlay_order
-from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object, select_part
 from shared.solvers.dsl.program import INPUT, Node, call
-from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_SIDE
+from shared.solvers.dsl.types import GRID, MARKER, MAX_SIDE
 
 MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
-MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
-MAX_CELL_FITS = (3, 30)        # cell rules on 3 features for the 3 cheapest sized states, on 2 for 30
-CELL_SHARE = 0.2               # of a search's time, the most that cell rule fits may take
-MAX_SELECT_FITS = 60           # picking one object by a property: tried on the cheapest resizing states
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
 KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "tree": 4, "partial": 9}
 FIRM = ("exact", "fitted")     # kinds that end a search; a learned rule fits by coincidence too often
@@ -87,6 +66,7 @@ class Sized:
     cost: float
     demo: list
     test: list
+    origin: object = None  # the search whose state it is (its `node(state)` prints it); None: this one
 
 
 @dataclass
@@ -133,7 +113,6 @@ class Search:
         self.n_demo = len(demo_inputs)
         self.outputs = list(demo_outputs)
         self.inputs = tuple(demo_inputs) + tuple(test_inputs)
-        self.deadline = deadline
         self.max_depth = max_depth
         self.max_cost = max_cost
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
@@ -143,13 +122,17 @@ class Search:
         self.leaf_keys: set[int] = set()  # states seen only as last steps, whose grids were not kept
         self.candidates: list[Candidate] = []
         self.sized: list[Sized] = []
-        self.rule_fits = 0
-        self.select_fits = 0
-        self.cell_fits = 0
-        self.cell_time = 0.0
-        self.cell_allowance = CELL_SHARE * max(0.0, deadline - time.monotonic())
+        self.fits = FitContext.start(deadline)  # the learned last steps' limits, and the deadline
         self.stats = SearchStats()
         self.out_shapes = [o.shape for o in self.outputs]
+
+    @property
+    def deadline(self) -> float:
+        return self.fits.deadline
+
+    @deadline.setter
+    def deadline(self, value: float) -> None:
+        self.fits.deadline = value
 
     def node(self, sid: int) -> Node:
         chain = []
@@ -180,10 +163,8 @@ class Search:
         self.states.append(State(values if keep else None, kind, cost, depth, parent, op))
         sid = len(self.states) - 1
         self.stats.max_depth_reached = max(self.stats.max_depth_reached, depth)
-        if kind == GRID and not checked:
-            self._check(sid, values, cost)
-        elif kind == GRIDS and not checked:
-            self._check_parts(sid, values, cost)
+        if not checked:
+            self._check(sid, values, kind, cost)
         return sid
 
     def _offer(self, c: Candidate) -> None:
@@ -191,118 +172,20 @@ class Search:
         if all(p is not None and p.max() < MARKER for p in c.preds):
             self.candidates.append(c)
 
-    def _check_parts(self, sid: int, values: tuple, cost: float) -> None:
-        """Parts: one picked by a property, painted over each other in a learned order, or one output cell
-        per part by a table."""
+    def _check(self, sid: int, values: tuple, kind: str, cost: float) -> None:
+        """Candidates from a new state: itself when it is exact, else the learned endings
+        `fitters.fit_state` finds; a right-sized state is also kept as a piece."""
         demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
-        order = fit_overlay_order(demo, self.outputs)
-        if order is not None:
-            node = call("overlay_order", self.node(sid), args=(order,))
-            self._offer(Candidate(node, "fitted", cost + 1.5, [overlay_order(t, order) for t in test], self.n_demo))
-        found = fit_select_part(demo, self.outputs, test)
-        if found is not None:
-            node = call("select_part", self.node(sid), args=found)
-            self._offer(Candidate(node, "fitted", cost + 1.5, [select_part(t, *found) for t in test], self.n_demo))
-        found = fit_part_table(demo, self.outputs, test)
-        if found is not None:
-            node = call("part_table", self.node(sid), args=found)
-            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(found[1]),
-                                  [part_table(t, *found) for t in test], self.n_demo))
-
-    def _check(self, sid: int, values: tuple, cost: float) -> None:
-        demo, test = list(values[:self.n_demo]), list(values[self.n_demo:])
-        table = fit_lookup(demo, self.outputs, test)
-        if table is not None:
-            node = call("lookup", self.node(sid), args=(table,))
-            self._offer(Candidate(node, "fitted", cost + 3 + len(table), [lookup(t, table) for t in test],
-                                  self.n_demo))
-        if [v.shape for v in demo] != self.out_shapes:
-            self._fit_resizing(sid, demo, test, cost)
-        else:
-            self._fit_sized(sid, demo, test, cost)
-
-    def _fit_resizing(self, sid: int, demo: list, test: list, cost: float) -> None:
-        """Learned last steps that change the size: block layouts, pattern continuation, windows."""
-        for name, fit, fn in (("arrange", fit_arrange, arrange), ("extend_pattern", fit_extend, extend_pattern),
-                              ("crop_at", fit_crop, crop_at)):
-            found = fit(demo, self.outputs)
-            if found is None:
-                continue
-            built = [fn(v, *found) for v in demo]
-            preds = [fn(t, *found) for t in test]
-            mapping = fit_recolor(built, self.outputs, [p for p in preds if p is not None])
-            if mapping is None or any(p is None for p in preds):
-                continue
-            node = call(name, self.node(sid), args=found)
-            if mapping:
-                node = call("recolor", node, args=(mapping,))
-                preds = [recolor(p, mapping) for p in preds]
-            self._offer(Candidate(node, "fitted", cost + 1 + 0.3 * len(mapping), preds, self.n_demo))
-        if self.select_fits < MAX_SELECT_FITS and all(v.size > o.size for v, o in zip(demo, self.outputs, strict=True)):
-            self.select_fits += 1
-            found = fit_select_object(demo, self.outputs)
-            if found is not None:
-                node = call("select_object", self.node(sid), args=found)
-                self._offer(Candidate(node, "fitted", cost + 2, [select_object(t, *found) for t in test], self.n_demo))
-
-    def _fit_sized(self, sid: int, demo: list, test: list, cost: float) -> None:
-        """A state the size of the outputs: exact, or finished by a learned recolour or local rule."""
-        if all(np.array_equal(v, o) for v, o in zip(demo, self.outputs, strict=True)):
-            self._offer(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
-            return
-        if len(self.sized) < MAX_SIZED:
+        where = situation(kind, demo, self.outputs)
+        if where == "sized" and len(self.sized) < MAX_SIZED:
             self.sized.append(Sized(sid, cost, demo, test))
-        mapping = fit_recolor(demo, self.outputs, test)
-        if mapping is not None:
-            node = call("recolor", self.node(sid), args=(mapping,))
-            preds = [recolor(t, mapping) for t in test]
-            if all(p is not None for p in preds):
-                self._offer(Candidate(node, "fitted", cost + 0.5 + 0.3 * len(mapping), preds, self.n_demo))
-                return
-        if self.rule_fits >= MAX_RULE_FITS:
-            return
-        self.rule_fits += 1
-        for kind, prop, table in fit_recolor_objects(demo, self.outputs, test):
-            node = call("recolor_objects", self.node(sid), args=(kind, prop, table))
-            preds = [recolor_objects(t, kind, prop, table) for t in test]
-            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.2 * len(table), preds, self.n_demo))
-        stamps = fit_stamp(demo, self.outputs)
-        if stamps is not None:
-            node = call("stamp", self.node(sid), args=(stamps,))
-            size = sum(len(m) for m in stamps.values())
-            self._offer(Candidate(node, "fitted", cost + 1 + 0.1 * size, [stamp(t, stamps) for t in test],
-                                  self.n_demo))
-        found = fit_object_stamp(demo, self.outputs, test)
-        if found is not None:
-            node = call("object_stamp", self.node(sid), args=found)
-            size = sum(len(m) for m in found[2].values())
-            self._offer(Candidate(node, "fitted", cost + 1.5 + 0.05 * size, [object_stamp(t, *found) for t in test],
-                                  self.n_demo))
-        if self.cell_fits < MAX_CELL_FITS[1] and self.cell_time < self.cell_allowance:
-            wide = self.cell_fits < MAX_CELL_FITS[0]
-            self.cell_fits += 1
-            start = time.monotonic()
-            stop = min(self.deadline, start + self.cell_allowance - self.cell_time)
-            rules = fit_cell_rule(demo, self.outputs, test, 3 if wide else 2, deadline=stop)
-            self.cell_time += time.monotonic() - start
-            for names, table in rules:
-                node = call("cell_rule", self.node(sid), args=(names, table))
-                preds = [cell_rule(t, names, table) for t in test]
-                self._offer(Candidate(node, "rule", cost + 2 + 0.5 * len(names) + len(table) / 50, preds,
-                                      self.n_demo))
-        found = 0
-        for rank, kind in enumerate(local_rule_kinds()):
-            if kind == "cell" or time.monotonic() > self.deadline:
-                continue
-            table = fit_local_rule(demo, self.outputs, test, kind)
-            if table is not None:
-                node = call("local_rule", self.node(sid), args=(kind, table))
-                preds = [local_rule(t, kind, table) for t in test]
-                cost_rule = cost + 2 + 0.5 * rank + len(table) / 50
-                self._offer(Candidate(node, "rule", cost_rule, preds, self.n_demo))
-                found += 1
-                if found == 2:  # a second rule of another kind is a second attempt; more is waste
-                    return
+        for f in fit_state(self.fits, kind, demo, test, self.outputs, cost, where=where):
+            node = self.node(sid)
+            for name, args in f.steps:
+                node = call(name, node, args=args)
+            self._offer(Candidate(node, f.kind, f.cost, f.preds, f.explained))
+        if where == "exact":
+            self._offer(Candidate(self.node(sid), "exact", cost, test, self.n_demo))
 
     def run(self) -> list[Candidate]:
         root = self._add(self.inputs, GRID, 0.0, 0, None, None)

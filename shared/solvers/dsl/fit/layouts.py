@@ -1,0 +1,92 @@
+"""Layout fits that change the size: block layouts, pattern continuation, fixed windows, lookups.
+
+`fit_arrange`, `fit_extend` and `fit_crop` match the outputs' nonzero pattern (arrange, extend) or
+cells (crop); the search then fits a recolour of the built grids as an optional second step.
+`fit_lookup` maps whole values to whole outputs when demo values repeat.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from shared.solvers.dsl.fit.common import same
+from shared.solvers.dsl.primitives.learned import crop_at, extend_pattern, grid_key
+from shared.solvers.dsl.types import Grid
+
+
+def fit_arrange(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """(ry, rx, layout) when every output is (up to a recolour) a block grid of dihedral copies of its value."""
+    (h, w), (oh, ow) = values[0].shape, outputs[0].shape
+    # copies of a single cell are a plain fill, not a layout
+    if oh % h or ow % w or (oh, ow) == (h, w) or any(v.size == 1 for v in values):
+        return None
+    ry, rx = oh // h, ow // w
+    if any(o.shape != (v.shape[0] * ry, v.shape[1] * rx) for v, o in zip(values, outputs, strict=True)):
+        return None
+    layout = []
+    for i in range(ry * rx):
+        y, x = divmod(i, rx)
+        options = [-1] + list(range(8))
+        for v, o in zip(values, outputs, strict=True):
+            vh, vw = v.shape
+            block = o[y * vh:(y + 1) * vh, x * vw:(x + 1) * vw]
+            options = [k for k in options if (not block.any() if k < 0 else
+                                              same(np.rot90(v.T if k >= 4 else v, k % 4) != 0, block != 0))]
+        if not options:
+            return None
+        layout.append(options[0])
+    return ry, rx, tuple(layout)
+
+
+def fit_extend(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """(ry, rx) as fractions when every output continues (up to a recolour) its value's pattern to a larger size."""
+    pairs = list(zip(values, outputs, strict=True))
+    if any(o.shape[0] < v.shape[0] or o.shape[1] < v.shape[1] or o.shape == v.shape for v, o in pairs):
+        return None
+    ratios = {(Fraction(o.shape[0], v.shape[0]), Fraction(o.shape[1], v.shape[1])) for v, o in pairs}
+    if len(ratios) != 1:
+        return None
+    fy, fx = ratios.pop()
+    if fy < 1 or fx < 1 or fy == fx == 1:
+        return None
+    args = ((fy.numerator, fy.denominator), (fx.numerator, fx.denominator))
+    for v, o in zip(values, outputs, strict=True):
+        if not same(extend_pattern(v, *args) != 0, o != 0):
+            return None
+    return args
+
+
+def fit_crop(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """(y, x, h, w) when every output is the same-sized window of its value at a fixed corner offset."""
+    h, w = outputs[0].shape
+    if any(o.shape != (h, w) for o in outputs) or any(v.shape[0] < h or v.shape[1] < w for v in values):
+        return None
+    if all(v.shape == (h, w) for v in values):
+        return None
+    # where the first demo's answer sits in its value; each hit, counted from either edge, is a guess
+    windows = np.lib.stride_tricks.sliding_window_view(values[0], (h, w))
+    hits = np.argwhere((windows == outputs[0]).all(axis=(2, 3)))
+    gh, gw = values[0].shape
+    guesses = sorted({(y, x) for y0, x0 in hits.tolist() for y in (y0, y0 - (gh - h) - 1)
+                      for x in (x0, x0 - (gw - w) - 1)}, key=lambda yx: (abs(yx[0]) + abs(yx[1]), yx))
+    for y, x in guesses:
+        if all(same(crop_at(v, y, x, h, w), o) for v, o in zip(values, outputs, strict=True)):
+            return y, x, h, w
+    return None
+
+
+def fit_lookup(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:
+    """A table value -> output when values repeat across the demos and every test value was seen."""
+    # cheap refusal first: without two equal demo values there is nothing to look up
+    if len({bytes(v.shape) + v.tobytes() for v in values}) == len(values):
+        return None
+    table: dict = {}
+    for v, o in zip(values, outputs, strict=True):
+        if table.setdefault(grid_key(v), grid_key(o)) != grid_key(o):
+            return None
+    # a table with one entry per demo explains nothing; demand that some demo repeats another
+    if len(table) == len(values) or any(grid_key(t) not in table for t in tests):
+        return None
+    return table

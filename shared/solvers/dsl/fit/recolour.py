@@ -1,0 +1,106 @@
+"""Recolour fits: one colour map for the whole grid, or a colour per object by one of its properties.
+
+`fit_recolor` is the cheapest finish of a right-sized state, and also the optional second step
+after a resizing layout (its values are the built grids). `fit_recolor_objects` learns a table
+property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from shared.solvers.dsl.fit.common import MAX_OBJECTS
+from shared.solvers.dsl.primitives.props import KEEP, OBJECT_KINDS, PROPERTIES, prop_key, properties, scene_objects
+from shared.solvers.dsl.types import MARKER, Grid
+
+
+def fit_recolor(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:
+    """The colour map that turns each value into its output, or None if none exists."""
+    mapping: dict[int, int] = {}
+    for v, o in zip(values, outputs, strict=True):
+        pairs = np.unique(v.astype(np.int16) * 16 + o, return_counts=False)
+        for p in pairs.tolist():
+            a, b = divmod(p, 16)
+            if mapping.setdefault(a, b) != b:
+                return None
+    for t in tests:
+        for c in np.unique(t).tolist():
+            if c not in mapping and c >= MARKER:
+                return None
+    # identity entries add nothing to the printed map
+    return {a: b for a, b in mapping.items() if a != b}
+
+
+def _object_explanations(values: list[Grid], outputs: list[Grid], kind: str) -> list | None:
+    """Per demo, per object: the table values that would explain its output cells (None: no rule can)."""
+    out = []
+    for v, o in zip(values, outputs, strict=True):
+        per = []
+        for ys, xs in scene_objects(v, kind):
+            before, after = v[ys, xs], o[ys, xs]
+            ok = set()
+            if np.array_equal(before, after):
+                ok.add(KEEP)
+                if (before == before[0]).all():
+                    ok.add(int(before[0]))
+            elif (after == after[0]).all():
+                ok.add(int(after[0]))
+            if not ok:
+                return None
+            per.append(ok)
+        out.append(per)
+    return out
+
+
+def fit_recolor_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 2) -> list[tuple]:
+    """(kind, prop, table) rules recolouring each object by one property that explain every demo.
+
+    Background cells must stay as they are, some object must change, every test object's property
+    must have been seen in the demos, and some property value must cover two objects or more (a
+    table with one entry per object memorises rather than explains). Simplest properties first.
+    """
+    if any(v.shape != o.shape or (o[v == 0] != 0).any() for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    found = []
+    for kind in OBJECT_KINDS:
+        explained = _object_explanations(values, outputs, kind)
+        if explained is None:
+            continue
+        n_objects = sum(len(per) for per in explained)
+        if max(len(per) for per in explained) > MAX_OBJECTS:
+            continue
+        for prop in PROPERTIES:
+            options: dict[str, set] = {}
+            for v, per in zip(values, explained, strict=True):
+                for value, ok in zip(properties(v, kind, prop), per, strict=True):
+                    k = prop_key(value)
+                    options[k] = options[k] & ok if k in options else set(ok)
+            if not options or any(not ok for ok in options.values()) or len(options) >= n_objects:
+                continue
+            table = {k: (KEEP if KEEP in ok else min(ok)) for k, ok in options.items()}
+            if all(c == KEEP for c in table.values()):
+                continue
+            if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+                table = _with_default(table)
+                if table is None:
+                    continue
+            found.append((kind, prop, table))
+            if len(found) == limit:
+                return found
+            break  # the simplest property for this kind of object; another kind may give a second
+    return found
+
+
+def _with_default(table: dict) -> dict | None:
+    """A table where one value is the exception and 3+ others agree: that agreement becomes "*"."""
+    counts = Counter(table.values())
+    if len(counts) != 2:
+        return None
+    (common, n), (_, m) = counts.most_common()
+    if m != 1 or n < 3:
+        return None
+    return {**{k: c for k, c in table.items() if c != common}, "*": common}

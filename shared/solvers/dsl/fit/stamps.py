@@ -1,0 +1,110 @@
+"""Stamp fits: marks painted around cells of a colour, or around objects by the size of their box.
+
+`fit_stamp` learns, per colour, the fixed marks on zero cells within `STAMP_REACH`; `fit_object_stamp`
+learns, per box size, the marks every object of that size gets (colours by role), up to a margin.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from shared.solvers.dsl.fit.common import same
+from shared.solvers.dsl.primitives.learned import stamp
+from shared.solvers.dsl.primitives.props import OBJECT_KINDS, object_stamp, stamp_anchors
+from shared.solvers.dsl.types import Grid
+
+STAMP_REACH = 2  # stamps cover the 5x5 square around a cell
+
+
+def fit_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
+    """Per-colour stamps painted on zero cells around each cell of that colour, if they explain the demos."""
+    # stamps only paint zero cells: every non-zero cell must already be as in the output
+    if any((o[v != 0] != v[v != 0]).any() for v, o in zip(values, outputs, strict=True)):
+        return None
+    stamps: dict[int, tuple] = {}
+    colours = sorted({int(c) for v in values for c in np.unique(v)} - {0})
+    offsets = [(dy, dx) for dy in range(-STAMP_REACH, STAMP_REACH + 1) for dx in range(-STAMP_REACH, STAMP_REACH + 1)
+               if (dy, dx) != (0, 0)]
+    for c in colours:
+        marks = []
+        for dy, dx in offsets:
+            seen, support = set(), 0
+            for v, o in zip(values, outputs, strict=True):
+                ys, xs = np.nonzero(v == c)
+                ty, tx = ys + dy, xs + dx
+                ok = (ty >= 0) & (ty < v.shape[0]) & (tx >= 0) & (tx < v.shape[1])
+                ty, tx = ty[ok], tx[ok]
+                free = v[ty, tx] == 0
+                seen.update(o[ty[free], tx[free]].tolist())
+                support += int(free.sum())
+            # a mark seen once may be a neighbour's stamp; demand it around two cells at least
+            if len(seen) == 1 and 0 not in seen and support >= 2:
+                marks.append((dy, dx, seen.pop()))
+        if marks:
+            stamps[c] = tuple(marks)
+    if not stamps or not all(same(stamp(v, stamps), o) for v, o in zip(values, outputs, strict=True)):
+        return None
+    return stamps
+
+
+OBJECT_STAMP_MARGINS = (0, 1, 2, 3)  # how far past its object's box a stamp may reach
+_UNSEEN, _CLASH = -1, -2
+
+
+def fit_object_stamp(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> tuple | None:
+    """(kind, margin, table) when every object, by the size of its box, gets the same marks around
+    it in every demo (colours by role, so a mark may take the object's own colour); the smallest
+    margin, and each box size backed by two objects or more, seen again in the tests."""
+    for kind in OBJECT_KINDS:
+        anchors = [stamp_anchors(v, kind) for v in values]
+        test_anchors = [stamp_anchors(t, kind) for t in tests]
+        if any(a is None for a in anchors + test_anchors):
+            continue
+        sizes = Counter((y1 - y0, x1 - x0) for a in anchors for (y0, x0, y1, x1), _ in a)
+        if any(sizes[(y1 - y0, x1 - x0)] < 2 for a in test_anchors for (y0, x0, y1, x1), _ in a):
+            continue
+        for margin in OBJECT_STAMP_MARGINS:
+            table = _stamp_table(values, outputs, anchors, margin)
+            if table is not None and all(same(object_stamp(v, kind, margin, table), o)
+                                         for v, o in zip(values, outputs, strict=True)):
+                return kind, margin, table
+    return None
+
+
+def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin: int) -> dict | None:
+    """Per box size, the marks every object of that size agrees on (None on a clash): a cell is
+    marked where some demo changed it; its code is a colour, or 16 + r for the object's r-th colour."""
+    codes: dict[tuple, np.ndarray] = {}
+    kept: dict[tuple, np.ndarray] = {}
+    pad = max(OBJECT_STAMP_MARGINS)
+    for v, o, objs in zip(values, outputs, anchors, strict=True):
+        pv = np.pad(v.astype(np.int16), pad, constant_values=-1)
+        po = np.pad(o.astype(np.int16), pad, constant_values=-1)
+        for (y0, x0, y1, x1), ranked in objs:
+            size = (y1 - y0, x1 - x0)
+            sl = np.s_[pad + y0 - margin:pad + y1 + margin, pad + x0 - margin:pad + x1 + margin]
+            wv, wo = pv[sl], po[sl]
+            role = np.full(17, -1, dtype=np.int16)
+            role[ranked] = 16 + np.arange(1, len(ranked) + 1)
+            by_role = role[wo.clip(0)]  # outside the grid reads colour 0, which no object has
+            code = np.where(wo < 0, _UNSEEN, np.where(by_role > 0, by_role, wo))
+            if size not in codes:
+                codes[size] = np.full(wv.shape, _UNSEEN, dtype=np.int16)
+                kept[size] = np.ones(wv.shape, dtype=bool)
+            known = codes[size]
+            inside = wo >= 0
+            kept[size] &= ~inside | (wo == wv)
+            fresh = inside & (known == _UNSEEN)
+            known[fresh] = code[fresh]
+            known[inside & (known != code)] = _CLASH
+    table = {}
+    for size, known in codes.items():
+        marked = ~kept[size] & (known != _UNSEEN)
+        if (known[marked] == _CLASH).any():
+            return None
+        ys, xs = np.nonzero(marked)
+        table[size] = tuple((int(y), int(x), int(c) if c < 16 else 16 - int(c))
+                            for y, x, c in zip(ys, xs, known[ys, xs], strict=True))
+    return table if any(table.values()) else None
