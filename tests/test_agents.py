@@ -144,7 +144,11 @@ def test_verify_reruns_a_dsl_run_s_printed_programs_in_the_sandbox(flip_tasks, t
     ran = {json.loads(line)["task_id"]: json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()}
     rows = {json.loads(line)["task_id"]: json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()}
     assert rows["flip_a"]["status"] == rows["flip_b"]["status"] == "solved"
-    assert {k: r["status"] for k, r in rows.items()} == {k: r["status"] for k, r in ran.items()}
+    # every printed program explains the demos, so a task the run left unsolved passes its demos only
+    # (flip_c: its test output disagrees with them)
+    assert ran["flip_c"]["status"] == "unsolved" and rows["flip_c"]["status"] == "passes_demos"
+    assert {k: r["status"] for k, r in rows.items()} == {
+        k: {"unsolved": "passes_demos"}.get(r["status"], r["status"]) for k, r in ran.items()}
     assert all(r["attempts"] == ran[k]["attempts"] for k, r in rows.items())
     # without the library the same programs cannot import the DSL
     assert verify_cmd.main(["--tasks", str(flip_tasks), "--programs", str(run / "results.jsonl"),

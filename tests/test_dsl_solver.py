@@ -201,7 +201,7 @@ def test_a_background_that_changes_between_pairs_is_swapped_per_pair(solver):
 def test_an_exhausted_depth_deepens_the_search():
     fn, make = FIXTURES["scale_then_flip"]
     task, answers = _task(fn, make, seed=5)
-    pred = DslSolver(max_depth=1, deepest=2).solve(task, 8.0)
+    pred = DslSolver(max_depth=1, deepest=2, core=False).solve(task, 8.0)  # the Python search deepens
     assert pred.trace["passes"][0]["search_depth"] == 2
     assert same(pred.attempts[0][0], answers[0])
 

@@ -169,14 +169,16 @@ def test_a_dsl_library_pool_runs_printed_dsl_programs_and_a_plain_pool_does_not(
 
 
 @pytest.mark.parametrize("attack", [
-    "import shared.solvers.dsl.primitives.geometry as m\nm.flip_lr.__code__ = (lambda g: g).__code__",
+    # a primitive written in Python (the kernel ones are wrappers over compiled code)
+    "import shared.solvers.dsl.primitives.props as m\nm.part_table.__code__ = (lambda g: None).__code__",
     "import shared.solvers.dsl.primitives as m\nm.flip_lr = m.transpose",
     "from shared.solvers.dsl.primitives import PRIMITIVES\nPRIMITIVES.pop('flip_lr')",
     "import shared.solvers.dsl.solver as m\nm._PROBE[0, 0] = 9",
 ])
 def test_a_program_that_changes_the_library_is_forbidden_and_the_next_one_sees_it_intact(attack):
     use = "from shared.solvers.dsl.primitives import *\nfrom shared.solvers.dsl.primitives import PRIMITIVES\n" \
-          "def solve(I):\n    assert 'flip_lr' in PRIMITIVES and I.dtype == np.uint8\n    return flip_lr(I)\n"
+          "def solve(I):\n    assert 'flip_lr' in PRIMITIVES and I.dtype == np.uint8\n" \
+          "    assert part_table.__code__.co_name == 'part_table'\n    return flip_lr(I)\n"
     with SandboxPool(workers=1, library="dsl") as pool:
         bad = pool.run(attack + "\ndef solve(grid):\n    return grid\n", [GRID])
         assert bad.status == "forbidden" and "preloaded library" in bad.detail

@@ -12,6 +12,7 @@ replaced before the next job. Not thread-safe: one pool per thread.
 from __future__ import annotations
 
 import atexit
+import importlib
 import json
 import os
 import select
@@ -62,7 +63,7 @@ class _Worker:
         self.tmp = tempfile.mkdtemp(prefix="arc-sandbox-")
         to_child_r, self.wfd = os.pipe()
         self.rfd, from_child_w = os.pipe()
-        env = dict(WORKER_ENV, HOME=self.tmp, TMPDIR=self.tmp)
+        env = dict(WORKER_ENV, HOME=self.tmp, TMPDIR=self.tmp, **(config.get("library") or {}).get("env", {}))
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", str(WORKER), str(to_child_r), str(from_child_w), self.tmp, json.dumps(config)],
@@ -181,6 +182,15 @@ class SandboxPool:
                 raise ValueError(f"no sandbox library named {library!r}; known: {', '.join(sorted(LIBRARIES))}")
             root = Path(__file__).resolve().parents[2]  # the folder that holds the `shared` package
             self.config["library"] = {"path": str(root), "package": "shared", "modules": list(LIBRARIES[library])}
+            # the workers' HOME is their temp dir: point them at this user's cache folder, where a
+            # library's compiled code lives (the DSL's numba kernels), to read while preloading
+            cache = {"XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")}
+            cache.update({k: v for k, v in os.environ.items() if k == "ARC_DSL_CACHE"})
+            self.config["library"]["env"] = cache
+            for name in LIBRARIES[library]:  # compile what the library compiles here, once, not in every worker
+                module = importlib.import_module(name)
+                if callable(getattr(module, "preload", None)):
+                    module.preload()
         self._workers: list[_Worker] = []
         self.spawned = 0
         self.replaced = 0

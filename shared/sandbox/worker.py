@@ -260,7 +260,9 @@ class Worker:
             return []
         sys.path.append(self.library["path"])
         for name in self.library["modules"]:
-            importlib.import_module(name)
+            module = importlib.import_module(name)
+            if callable(getattr(module, "preload", None)):
+                module.preload()  # e.g. compiled kernels, which would read their cache files later
         package = self.library["package"]
         return [m for n, m in sorted(sys.modules.items()) if n == package or n.startswith(package + ".")]
 

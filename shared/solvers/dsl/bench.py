@@ -1,24 +1,30 @@
 """`python -m shared dsl-bench`: how fast the DSL search runs, per task and as medians.
 
 Per task, in this process: the whole solver at `--budget-s` (states generated, summed over its
-passes, per second of the task: the measure issue 21's speed target is stated in), then the bare
-enumeration (`Search`) to depth 2 and to depth 3, each capped at `--cap-s`: seconds to exhaust
-the depth, or why it stopped first (time, memory, solved), with states generated and expanded
-per second. Also the process's peak RSS, and the compile time of a compiled core (none yet: the
-search is pure Python). A benchmark, not a test: the figures depend on the machine and its load.
+passes, the compiled core's and the Python search's, per second of the task: the measure issue
+21's speed target is stated in), then the bare compiled enumeration (`CoreSearch`) to depth 2 and
+to depth 3, each capped at `--cap-s`: seconds to exhaust the depth, or why it stopped first (time,
+memory), with states generated and expanded per second. First, in fresh processes, the JIT
+compile time of the core and every kernel: cold (an empty cache) and cached (a second process on
+that cache). Also the process's peak RSS. A benchmark, not a test: the figures depend on the
+machine and its load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from shared.solvers.dsl.search import Search
+from shared.solvers.dsl import jit
+from shared.solvers.dsl.core.search import CoreSearch
 from shared.solvers.dsl.solver import DslSolver
 from shared.tasks import TaskError, load, strip_test_outputs
 
@@ -29,11 +35,29 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports kB
 
 
+_WARM = "import time; t = time.monotonic(); from shared.solvers.dsl.core.search import warm; warm(); " \
+        "print(time.monotonic() - t)"
+
+
+def compile_times() -> tuple[float, float]:
+    """Seconds to import and compile the core with every kernel into an empty cache, then to
+    load it from that cache, each in a fresh process."""
+    root = Path(__file__).resolve().parents[3]
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, ARC_DSL_CACHE=cache, PYTHONPATH=str(root))
+        for _ in range(2):
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, "-c", _WARM], env=env, check=True, capture_output=True, cwd=root)
+            out.append(time.monotonic() - t0)
+    return out[0], out[1]
+
+
 def enumerate_depth(task, depth: int, cap_s: float) -> dict:
-    """The bare enumeration of `task` to `depth`, stopped after `cap_s` seconds at most."""
+    """The bare compiled enumeration of `task` to `depth`, stopped after `cap_s` seconds at most."""
     t0 = time.monotonic()
-    s = Search([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
-               t0 + cap_s, max_depth=depth)
+    s = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                   t0 + cap_s, max_depth=depth)
     s.run()
     secs = time.monotonic() - t0
     st = s.stats
@@ -63,9 +87,11 @@ def _median(values) -> float | None:
     return statistics.median(values) if values else None
 
 
-def summarise(rows: list[dict]) -> dict:
+def summarise(rows: list[dict], compile_s: tuple | None = None) -> dict:
     out = {"tasks": len(rows), "median_solver_states_per_s": _median(r["solver_states_per_s"] for r in rows),
-           "compile_s": None, "peak_rss_mb": max((r["peak_rss_mb"] for r in rows), default=0.0)}
+           "compile_cold_s": round(compile_s[0], 1) if compile_s else None,
+           "compile_cached_s": round(compile_s[1], 2) if compile_s else None,
+           "peak_rss_mb": max((r["peak_rss_mb"] for r in rows), default=0.0)}
     for i, d in enumerate(DEPTHS):
         cells = [r["depths"][i] for r in rows]
         out[f"depth{d}"] = {
@@ -89,6 +115,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--budget-s", type=float, default=5.0, help="the solver's budget per task (default 5)")
     p.add_argument("--cap-s", type=float, default=10.0, help="most seconds per depth of the bare enumeration (10)")
     p.add_argument("--out", help="a JSON-lines file the per-task rows are appended to, and the summary after")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold and cached compile timings")
     args = p.parse_args(argv)
     if args.budget_s <= 0 or args.cap_s <= 0:
         p.error("--budget-s and --cap-s must be positive")
@@ -97,7 +124,14 @@ def main(argv: list[str]) -> int:
     except TaskError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print("compiled core: none (the search is pure Python); compile time n/a")
+    compile_s = None
+    if not jit.COMPILED:
+        print(f"compiled core: no, numba unavailable ({jit.REASON}); the kernels run as plain Python")
+    elif not args.no_compile:
+        compile_s = compile_times()
+        print(f"compiled core: JIT compile {compile_s[0]:.1f} s cold (empty cache), {compile_s[1]:.2f} s cached "
+              "(fresh processes, import included)", flush=True)
+    DslSolver()  # compiles or loads the core here, outside every task's clock
     rows = []
     for task in tasks:
         row = measure(task, args.budget_s, args.cap_s)
@@ -106,7 +140,7 @@ def main(argv: list[str]) -> int:
         if args.out:
             with open(args.out, "a") as f:
                 f.write(json.dumps(row) + "\n")
-    summary = summarise(rows)
+    summary = summarise(rows, compile_s)
     if args.out:
         with open(Path(args.out), "a") as f:
             f.write(json.dumps({"summary": summary}) + "\n")

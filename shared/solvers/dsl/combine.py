@@ -20,9 +20,10 @@ MAX_PIECES = 4
 MAX_POOL = 3000  # sized states considered, cheapest first
 
 
-def combine(search: Search, deadline: float) -> Candidate | None:
-    """The cheapest layering of sized states that reproduces every demo output, if any."""
-    pool = sorted(search.sized, key=lambda s: s.cost)[:MAX_POOL]
+def combine(search: Search, deadline: float, extra: list | None = None) -> Candidate | None:
+    """The cheapest layering of sized states that reproduces every demo output, if any: over the
+    search's own and `extra` (sized states of another search over the same task, such as the core's)."""
+    pool = sorted(search.sized + list(extra or ()), key=lambda s: s.cost)[:MAX_POOL]
     pool = [s for s in pool if all(t.max() < 10 for t in s.test) and all(d.max() < 10 for d in s.demo)]
     if len(pool) < 2:
         return None
@@ -55,10 +56,10 @@ def combine(search: Search, deadline: float) -> Candidate | None:
     if len(layers) < 2:
         return None
     chosen = [pool[i] for i in reversed(layers)]  # bottom first
-    node = search.node(chosen[0].state)
+    node = (chosen[0].origin or search).node(chosen[0].state)
     preds = [t.copy() for t in chosen[0].test]
     for piece in chosen[1:]:
-        node = call("paint_over", node, search.node(piece.state))
+        node = call("paint_over", node, (piece.origin or search).node(piece.state))
         preds = [paint_over(p, t) for p, t in zip(preds, piece.test, strict=True)]
     if any(p is None for p in preds):
         return None

@@ -20,7 +20,9 @@ import numpy as np
 from shared.augment import Augmentation
 from shared.grids import d8, d8_inverse, grid_hash
 from shared.solvers import Prediction
+from shared.solvers.dsl import jit
 from shared.solvers.dsl.combine import combine
+from shared.solvers.dsl.core import search as coresearch
 from shared.solvers.dsl.fit import fit_cell_tree
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.primitives.cellrule import cell_rule
@@ -41,6 +43,8 @@ _D8_PRIM = {k: next(n for n in ("rotate90", "rotate180", "rotate270", "transpose
 FIRST_PASS_SHARE = 0.7  # of the budget; the later passes only run while the task is unsolved
 OWN_BACKGROUND = 0.6    # share of its grid that each background must cover for a per-pair swap
 MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not get past the shallow part
+CORE_SHARE = 0.4        # of a pass, the most the compiled core may take before the Python search
+CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
 
 
 @dataclass(frozen=True)
@@ -106,29 +110,54 @@ def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
 class DslSolver:
     name = "dsl"
 
-    def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True):
+    def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
+                 core_depth: int = 3):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
+        self.core = core            # the compiled enumeration of kernel primitives first
+        self.core_depth = core_depth
+        if core:
+            jit.say_once()
+            coresearch.warm()  # compile (or load) before any task's clock starts
 
-    def _search(self, task: Task, deadline: float) -> tuple[list[Candidate], Search]:
+    def _search(self, task: Task, deadline: float) -> tuple[list[Candidate], Search, dict | None]:
+        demo_in, demo_out, tests = [p.input for p in task.train], [p.output for p in task.train], \
+            [p.input for p in task.test]
+        cands, pool, core_trace = [], [], None
+        if self.core:
+            now = time.monotonic()
+            cs = coresearch.CoreSearch(demo_in, demo_out, tests, now + CORE_SHARE * (deadline - now), self.core_depth)
+            st = cs.run()
+            now = time.monotonic()
+            cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))
+            core_trace = {"generated": st.generated, "expanded": st.expanded, "states": st.states,
+                          "images": st.images, "stopped": st.stopped, "depth_s": st.depth_seconds,
+                          "seconds": st.seconds, "mb": round(cs.nbytes() / 1e6, 1)}
+            # an exact program ends the pass; a learned ending on a deep state may be a coincidence,
+            # so the Python search (lists, and the fits on its own cheapest states) still looks
+            if any(c.kind == "exact" for c in cands):
+                search = Search(demo_in, demo_out, tests, deadline, self.max_depth)  # not run: the core solved it
+                search.sized.extend(pool)
+                return cands, search, core_trace
         depth = self.max_depth
         while True:
-            search = Search([p.input for p in task.train], [p.output for p in task.train],
-                            [p.input for p in task.test], deadline, depth)
-            cands = list(search.run())
+            search = Search(demo_in, demo_out, tests, deadline, depth)
+            found = list(search.run())
             # every program up to this depth tried with time to spare: go one deeper from scratch
             # (cheap shallow programs come first again, so the repeat costs little); a learned rule
             # alone may be a coincidence, so it does not stop the deeper look
-            if any(c.kind in FIRM for c in cands) or search.stats.stopped != "exhausted" or depth >= self.deepest or \
-                    deadline - time.monotonic() < MIN_DEEPER_S:
+            if any(c.kind in FIRM for c in found) or search.stats.stopped != "exhausted" or \
+                    depth >= self.deepest or deadline - time.monotonic() < MIN_DEEPER_S:
                 break
             depth += 1
-        if not cands:
+        cands += found
+        search.sized.extend(pool)  # the core's sized states: pieces and guesses too
+        if not any(c.kind in FIRM for c in cands):
             piece = combine(search, deadline)
             if piece is not None:
                 cands.append(piece)
-        return cands, search
+        return cands, search, core_trace
 
     def solve(self, task: Task, budget_s: float) -> Prediction:
         start = time.monotonic()
@@ -151,8 +180,9 @@ class DslSolver:
                 break
             # the first pass gets most of the budget; the rest share what is left
             share = FIRST_PASS_SHARE if i == 0 and len(passes) > 1 else 1 / (len(passes) - i)
-            cands, search = self._search(aug.apply(task), time.monotonic() + (end - time.monotonic()) * share)
-            trace["passes"].append(self._pass_trace(aug.id, search))
+            pass_end = time.monotonic() + (end - time.monotonic()) * share
+            cands, search, core_trace = self._search(aug.apply(task), pass_end)
+            trace["passes"].append(self._pass_trace(aug.id, search, core_trace))
             if best_search is None:
                 best_search, best_aug = search, aug
             candidates += [_unaugment(c, aug, tests) for c in cands]
@@ -177,11 +207,14 @@ class DslSolver:
         return Prediction(attempts, trace)
 
     @staticmethod
-    def _pass_trace(aug_id: str, search: Search) -> dict:
+    def _pass_trace(aug_id: str, search: Search, core_trace: dict | None = None) -> dict:
+        """A pass's figures; "generated" and "expanded" count the core's states and the Python search's."""
         s = search.stats
-        return {"augmentation": aug_id, "search_depth": search.max_depth, "expanded": s.expanded,
-                "generated": s.generated, "states": len(search.states), "stopped": s.stopped,
-                "max_depth": s.max_depth_reached, "stored_mb": round(s.stored_bytes / 1e6, 1), "op_errors": s.op_errors}
+        c = core_trace or {}
+        return {"augmentation": aug_id, "search_depth": search.max_depth,
+                "expanded": s.expanded + c.get("expanded", 0), "generated": s.generated + c.get("generated", 0),
+                "states": len(search.states), "stopped": s.stopped, "max_depth": s.max_depth_reached,
+                "stored_mb": round(s.stored_bytes / 1e6, 1), "op_errors": s.op_errors, "core": core_trace}
 
 
 TREE_BASES = 3  # the closest sized states a cell tree is grown on
@@ -197,12 +230,12 @@ def _guesses(search: Search, deadline: float) -> list[Candidate]:
     for s in sorted(closest, key=lambda s: s.state != 0)[:TREE_BASES]:
         tree = fit_cell_tree(s.demo, search.outputs, s.test, deadline=deadline)
         if tree is not None:
-            node = call("cell_rule", search.node(s.state), args=tree)
+            node = call("cell_rule", (s.origin or search).node(s.state), args=tree)
             preds = [cell_rule(t, *tree) for t in s.test]
             out.append(Candidate(node, "tree", s.cost + 10 + len(tree[1]) / 10, preds, search.n_demo))
     for s in closest[:2]:
         explained = sum(bool(np.array_equal(d, o)) for d, o in zip(s.demo, search.outputs, strict=True))
-        out.append(Candidate(search.node(s.state), "partial", s.cost, s.test, explained))
+        out.append(Candidate((s.origin or search).node(s.state), "partial", s.cost, s.test, explained))
     return out
 
 

@@ -1,0 +1,307 @@
+"""The compiled enumeration: one image bank, a child cache, and program states as node tuples.
+
+Every distinct image any input reaches is stored once in a packed bank (`bank`, with offset,
+height, width and a 64-bit hash per image); two images are merged only after a full compare.
+The child cache maps (image, op) to the image the op makes of it, or to "does not apply", so an
+image met by many programs is transformed once per op. A program state is the tuple of its
+image ids over every input of the task (demo inputs, then test inputs), deduplicated by content
+and kept at its shallowest depth (the enumeration goes level by level).
+
+Each new state is checked at once against the demo outputs, interned in the same bank: exact
+(every demo image is its output's id), sized (every demo image has its output's shape), the
+cells already right, and whether one colour map turns it into the outputs. The Python driver
+(`shared.solvers.dsl.core.search`) owns the arrays, grows them between calls, watches the clock
+and reads the results. Functions here run compiled by numba, or as plain Python without it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.solvers.dsl.jit import njit
+
+MAX_SIDE = 60
+EMPTY = -1          # a free slot of a hash table
+NOT_APPLICABLE = -2  # a cached child: the op does not apply to this image
+
+# flags of a state
+SIZED = 1      # every demo image has its output's shape
+EXACT = 2      # every demo image is its output
+RECOLOUR = 4   # sized, and one colour map (over every demo) turns it into the outputs
+
+# meta: counters shared by the driver and the kernels
+N_IMG, BANK_USED, N_STATES, CHILDREN, GENERATED, SIZED_SEEN, REOPENED = range(7)
+META = 8
+
+
+@njit
+def image_hash(g):
+    """FNV-1a over the cells, seeded with the shape."""
+    h = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    rows, cols = g.shape
+    h = (h ^ np.uint64(rows)) * prime
+    h = (h ^ np.uint64(cols + 64)) * prime
+    for y in range(rows):
+        for x in range(cols):
+            h = (h ^ np.uint64(g[y, x])) * prime
+    return h
+
+
+@njit
+def view(bank, img_off, img_h, img_w, i):
+    """Image i of the bank as a 2-D array (a view, not a copy)."""
+    off = img_off[i]
+    return bank[off:off + img_h[i] * img_w[i]].reshape((img_h[i], img_w[i]))
+
+
+@njit
+def _same(bank, off, g):
+    rows, cols = g.shape
+    k = off
+    for y in range(rows):
+        for x in range(cols):
+            if bank[k] != g[y, x]:
+                return False
+            k += 1
+    return True
+
+
+@njit
+def intern(g, bank, img_off, img_h, img_w, img_hash, img_tab, meta):
+    """The id of image g in the bank, adding it when it is new (the caller left room)."""
+    hv = image_hash(g)
+    mask = len(img_tab) - 1
+    slot = np.int64(hv & np.uint64(mask))
+    rows, cols = g.shape
+    while True:
+        i = img_tab[slot]
+        if i == EMPTY:
+            break
+        if img_hash[i] == hv and img_h[i] == rows and img_w[i] == cols and _same(bank, img_off[i], g):
+            return i
+        slot = (slot + 1) & mask
+    i = meta[N_IMG]
+    off = meta[BANK_USED]
+    k = off
+    for y in range(rows):
+        for x in range(cols):
+            bank[k] = g[y, x]
+            k += 1
+    img_off[i] = off
+    img_h[i] = rows
+    img_w[i] = cols
+    img_hash[i] = hv
+    img_tab[slot] = i
+    meta[N_IMG] = i + 1
+    meta[BANK_USED] = k
+    return i
+
+
+@njit
+def rehash_images(img_hash, n, img_tab):
+    """Rebuild the image table (after the driver enlarged it)."""
+    img_tab[:] = EMPTY
+    mask = len(img_tab) - 1
+    for i in range(n):
+        slot = np.int64(img_hash[i] & np.uint64(mask))
+        while img_tab[slot] != EMPTY:
+            slot = (slot + 1) & mask
+        img_tab[slot] = i
+
+
+@njit
+def _child_slot(ch_key, key):
+    mask = len(ch_key) - 1
+    slot = (key * np.int64(0x9E3779B1)) & mask
+    while ch_key[slot] != EMPTY and ch_key[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit
+def rehash_children(old_key, old_val, ch_key, ch_val):
+    ch_key[:] = EMPTY
+    for j in range(len(old_key)):
+        if old_key[j] != EMPTY:
+            slot = _child_slot(ch_key, old_key[j])
+            ch_key[slot] = old_key[j]
+            ch_val[slot] = old_val[j]
+
+
+@njit
+def _tuple_hash(row):
+    h = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    for v in row:
+        h = (h ^ np.uint64(v)) * prime
+    return h
+
+
+@njit
+def _state_slot(st_nodes, st_tab, row):
+    """The slot of `row` in the state table: where it is, or the free slot it would take."""
+    mask = len(st_tab) - 1
+    slot = np.int64(_tuple_hash(row) & np.uint64(mask))
+    n = len(row)
+    while True:
+        s = st_tab[slot]
+        if s == EMPTY:
+            return slot
+        same = True
+        for i in range(n):
+            if st_nodes[s, i] != row[i]:
+                same = False
+                break
+        if same:
+            return slot
+        slot = (slot + 1) & mask
+
+
+@njit
+def rehash_states(st_nodes, n, st_tab):
+    st_tab[:] = EMPTY
+    for s in range(n):
+        slot = _state_slot(st_nodes, st_tab, st_nodes[s])
+        st_tab[slot] = s
+
+
+@njit
+def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
+    """(flags, cells right) of a state against the demo outputs."""
+    exact = True
+    for i in range(n_demo):
+        if row[i] != out_ids[i]:
+            exact = False
+            break
+    if exact:
+        total = 0
+        for i in range(n_demo):
+            total += img_h[row[i]] * img_w[row[i]]
+        return SIZED | EXACT, total
+    for i in range(n_demo):
+        a, o = row[i], out_ids[i]
+        if img_h[a] != img_h[o] or img_w[a] != img_w[o]:
+            return 0, 0
+    right = 0
+    cmap = np.full(256, -1, dtype=np.int64)
+    consistent = True
+    for i in range(n_demo):
+        a, o = row[i], out_ids[i]
+        pa, po = img_off[a], img_off[o]
+        for k in range(img_h[a] * img_w[a]):
+            va = bank[pa + k]
+            vo = bank[po + k]
+            if va == vo:
+                right += 1
+            if consistent:
+                if cmap[va] == -1:
+                    cmap[va] = vo
+                elif cmap[va] != vo:
+                    consistent = False
+    flags = SIZED
+    if consistent:
+        flags |= RECOLOUR
+    return flags, right
+
+
+@njit
+def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
+           op_arity, op_index, op_a, op_b, op_first, op_shape,
+           bank, img_off, img_h, img_w, img_hash, img_tab,
+           ch_key, ch_val,
+           st_nodes, st_parent, st_op, st_depth, st_flags, st_score, st_tab,
+           meta, room_states, room_images, room_cells, room_children):
+    """Expand states first .. last - 1 (all at `depth`) by every op; return the next state to
+    expand (== last when done). Stops early, before running out of the room the driver left.
+
+    Op k runs kernel `fns<arity>[op_index[k]]` (the kernels, compiled, grouped by how many
+    parameters they take) with parameters op_a[k], op_b[k]."""
+    n_ops = len(op_arity)
+    n_in = st_nodes.shape[1]
+    row = np.empty(n_in, dtype=np.int32)
+    leaf = depth + 1 == max_depth
+    s = first
+    while s < last:
+        if meta[N_STATES] + n_ops > room_states or meta[N_IMG] + n_ops * n_in > room_images or \
+                meta[BANK_USED] + n_ops * n_in * MAX_SIDE * MAX_SIDE > room_cells or \
+                meta[CHILDREN] + n_ops * n_in > room_children:
+            return s
+        sized = st_flags[s] & SIZED
+        for k in range(n_ops):
+            if op_first[k] and depth > 0:
+                continue
+            # a last step must be able to give the outputs' size: "keep" needs a sized state,
+            # "change" (never the same shape) an unsized one
+            if leaf and ((op_shape[k] == 1 and not sized) or (op_shape[k] == 2 and sized)):
+                continue
+            ok = True
+            for i in range(n_in):
+                node = st_nodes[s, i]
+                key = np.int64(node) * n_ops + k
+                slot = _child_slot(ch_key, key)
+                if ch_key[slot] == key:
+                    child = ch_val[slot]
+                else:
+                    g = view(bank, img_off, img_h, img_w, node)
+                    if op_arity[k] == 0:
+                        out = fns0[op_index[k]](g)
+                    elif op_arity[k] == 1:
+                        out = fns1[op_index[k]](g, op_a[k])
+                    else:
+                        out = fns2[op_index[k]](g, op_a[k], op_b[k])
+                    rows, cols = out.shape
+                    if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
+                        child = NOT_APPLICABLE
+                    else:
+                        child = intern(out, bank, img_off, img_h, img_w, img_hash, img_tab, meta)
+                    ch_key[slot] = key
+                    ch_val[slot] = child
+                    meta[CHILDREN] += 1
+                if child < 0:
+                    ok = False
+                    break
+                if leaf and i < n_demo and (img_h[child] != img_h[out_ids[i]] or img_w[child] != img_w[out_ids[i]]):
+                    ok = False  # a last step off the outputs' shape on one demo: no answer, stop here
+                    break
+                row[i] = child
+            if not ok:
+                continue
+            meta[GENERATED] += 1
+            slot = _state_slot(st_nodes, st_tab, row)
+            if st_tab[slot] != EMPTY:
+                continue
+            flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
+            if leaf and not flags & SIZED:
+                continue  # a last step that cannot be an answer: checked, not kept
+            t = meta[N_STATES]
+            st_nodes[t] = row
+            st_parent[t] = s
+            st_op[t] = k
+            st_depth[t] = depth + 1
+            st_flags[t] = flags
+            st_score[t] = right
+            st_tab[slot] = t
+            meta[N_STATES] = t + 1
+            if flags & SIZED:
+                meta[SIZED_SEEN] += 1
+        s += 1
+    return s
+
+
+@njit
+def add_root(row, n_demo, out_ids, bank, img_off, img_h, img_w,
+             st_nodes, st_parent, st_op, st_depth, st_flags, st_score, st_tab, meta):
+    """The inputs themselves: state 0."""
+    slot = _state_slot(st_nodes, st_tab, row)
+    flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
+    t = meta[N_STATES]
+    st_nodes[t] = row
+    st_parent[t] = -1
+    st_op[t] = -1
+    st_depth[t] = 0
+    st_flags[t] = flags
+    st_score[t] = right
+    st_tab[slot] = t
+    meta[N_STATES] = t + 1
+    return t

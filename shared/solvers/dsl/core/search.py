@@ -1,0 +1,342 @@
+"""The compiled core's driver: owns the bank and tables, runs the enumeration level by level
+in short compiled calls (so the clock is watched between them), grows the arrays when they
+fill, and reads back what the search found.
+
+`CoreSearch(demo_inputs, demo_outputs, test_inputs, deadline, max_depth).run()` enumerates every
+program of kernel primitives up to `max_depth` steps (parameters baked in, one op per parameter
+set, colours from the task), cheapest depth first. Afterwards `exact()` are the states that
+reproduce every demo output, `sized()` those with the outputs' shapes ranked by cells right,
+`grids(s)` a state's images and `node(s)` its program, which prints with the registry's
+primitives (the same kernels, called from Python).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shared.solvers.dsl.core import engine as E
+from shared.solvers.dsl.core import kernels
+from shared.solvers.dsl.fitters import FitContext, fit_state
+from shared.solvers.dsl.primitives import Op, search_ops
+from shared.solvers.dsl.primitives.registry import encode
+from shared.solvers.dsl.program import INPUT, Node, call
+from shared.solvers.dsl.search import Candidate, Sized
+from shared.solvers.dsl.types import GRID, MARKER
+
+CHUNK_S = 0.02            # a compiled call expands states for about this long before the clock is read
+MAX_BYTES = 2_500_000_000  # the bank and tables together; past this the search stops ("memory")
+SHAPE_CODE = {"any": 0, "keep": 1, "change": 2}
+
+
+@dataclass
+class CoreStats:
+    expanded: int = 0
+    generated: int = 0
+    states: int = 0
+    images: int = 0
+    sized: int = 0
+    max_depth_reached: int = 0
+    stopped: str = ""
+    seconds: float = 0.0
+    depth_seconds: dict = field(default_factory=dict)  # depth -> seconds when it was exhausted
+
+
+def core_ops(colours: list[int]) -> list[Op]:
+    """The ops the core enumerates: every search op whose primitive has a kernel."""
+    return [op for op in search_ops(colours) if op.prim.kernel is not None]
+
+
+class CoreSearch:
+    def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
+                 max_bytes: int = MAX_BYTES):
+        self.n_demo = len(demo_inputs)
+        self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
+        self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
+        self.deadline = deadline
+        self.max_depth = max_depth
+        self.max_bytes = max_bytes
+        colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
+        self.ops = core_ops(colours)
+        self.fns0, self.fns1, self.fns2, self.where = kernels.tables()
+        self.stats = CoreStats()
+        self._op_arrays()
+        n_in = len(self.inputs)
+        self.meta = np.zeros(E.META, dtype=np.int64)
+        self._alloc_images(1 << 12, 1 << 20)
+        self._alloc_children(1 << 14)
+        self._alloc_states(1 << 12, n_in)
+        self.out_ids = np.array([self._intern(o) for o in self.outputs], dtype=np.int32)
+        self.levels: list[tuple[int, int]] = []  # per depth: the state ids [first, last)
+
+    # ----- arrays -----
+    def _op_arrays(self) -> None:
+        ops = self.ops
+        self.op_arity = np.array([self.where[op.prim.name][0] for op in ops], dtype=np.int64)
+        self.op_index = np.array([self.where[op.prim.name][1] for op in ops], dtype=np.int64)
+        enc = [[encode(a) for a in op.args] + [0, 0] for op in ops]
+        self.op_a = np.array([e[0] for e in enc], dtype=np.int64)
+        self.op_b = np.array([e[1] for e in enc], dtype=np.int64)
+        self.op_first = np.array([op.prim.first for op in ops], dtype=np.bool_)
+        self.op_shape = np.array([SHAPE_CODE[op.prim.shape] for op in ops], dtype=np.int64)
+
+    def _alloc_images(self, n: int, cells: int) -> None:
+        self.bank = np.zeros(cells, dtype=np.uint8)
+        self.img_off = np.zeros(n, dtype=np.int64)
+        self.img_h = np.zeros(n, dtype=np.int64)
+        self.img_w = np.zeros(n, dtype=np.int64)
+        self.img_hash = np.zeros(n, dtype=np.uint64)
+        self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+
+    def _alloc_children(self, n: int) -> None:
+        self.ch_key = np.full(n, E.EMPTY, dtype=np.int64)
+        self.ch_val = np.zeros(n, dtype=np.int32)
+
+    def _alloc_states(self, n: int, n_in: int) -> None:
+        self.st_nodes = np.zeros((n, n_in), dtype=np.int32)
+        self.st_parent = np.zeros(n, dtype=np.int32)
+        self.st_op = np.zeros(n, dtype=np.int32)
+        self.st_depth = np.zeros(n, dtype=np.int8)
+        self.st_flags = np.zeros(n, dtype=np.uint8)
+        self.st_score = np.zeros(n, dtype=np.int64)
+        self.st_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+
+    @staticmethod
+    def _grown(a: np.ndarray, n: int) -> np.ndarray:
+        out = np.zeros((n,) + a.shape[1:], dtype=a.dtype)
+        out[: len(a)] = a
+        return out
+
+    def nbytes(self) -> int:
+        arrays = (self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab, self.ch_key,
+                  self.ch_val, self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score,
+                  self.st_tab)
+        return sum(a.nbytes for a in arrays)
+
+    def _room(self) -> tuple[int, int, int, int]:
+        """Room to leave the compiled call: capacities, with the load factors of the hash tables."""
+        return (len(self.st_nodes), len(self.img_off), len(self.bank), len(self.ch_key) // 2)
+
+    def _grow(self) -> bool:
+        """Enlarge whatever is nearly full; False when that would pass the memory cap."""
+        m = self.meta
+        n_ops, n_in = len(self.ops), len(self.inputs)
+        need_states = m[E.N_STATES] + n_ops
+        need_imgs = m[E.N_IMG] + n_ops * n_in
+        need_cells = m[E.BANK_USED] + n_ops * n_in * E.MAX_SIDE * E.MAX_SIDE
+        need_children = m[E.CHILDREN] + n_ops * n_in
+        plan = []
+        if need_states > len(self.st_nodes):
+            plan.append("states")
+        if need_imgs > len(self.img_off):
+            plan.append("images")
+        if need_cells > len(self.bank):
+            plan.append("bank")
+        if need_children > len(self.ch_key) // 2:
+            plan.append("children")
+        extra = 0
+        for p in plan:
+            extra += {"states": self.st_nodes.nbytes + self.st_tab.nbytes * 2 + len(self.st_nodes) * 22,
+                      "images": self.img_off.nbytes * 4 + self.img_tab.nbytes * 2, "bank": self.bank.nbytes,
+                      "children": self.ch_key.nbytes + self.ch_val.nbytes}[p]
+        if self.nbytes() + extra > self.max_bytes:
+            return False
+        if "states" in plan:
+            n = 2 * len(self.st_nodes)
+            for name in ("st_nodes", "st_parent", "st_op", "st_depth", "st_flags", "st_score"):
+                setattr(self, name, self._grown(getattr(self, name), n))
+            self.st_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+            E.rehash_states(self.st_nodes, int(m[E.N_STATES]), self.st_tab)
+        if "images" in plan:
+            n = 2 * len(self.img_off)
+            for name in ("img_off", "img_h", "img_w", "img_hash"):
+                setattr(self, name, self._grown(getattr(self, name), n))
+            self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+            E.rehash_images(self.img_hash, int(m[E.N_IMG]), self.img_tab)
+        if "bank" in plan:
+            self.bank = self._grown(self.bank, max(2 * len(self.bank), need_cells))
+        if "children" in plan:
+            old_key, old_val = self.ch_key, self.ch_val
+            self._alloc_children(2 * len(old_key))
+            E.rehash_children(old_key, old_val, self.ch_key, self.ch_val)
+        return True
+
+    def _intern(self, g: np.ndarray) -> int:
+        while self.meta[E.N_IMG] + 1 > len(self.img_off) or self.meta[E.BANK_USED] + g.size > len(self.bank):
+            n = 2 * len(self.img_off)
+            for name in ("img_off", "img_h", "img_w", "img_hash"):
+                setattr(self, name, self._grown(getattr(self, name), n))
+            self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+            E.rehash_images(self.img_hash, int(self.meta[E.N_IMG]), self.img_tab)
+            self.bank = self._grown(self.bank, 2 * len(self.bank) + g.size)
+        return int(E.intern(g, self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab,
+                            self.meta))
+
+    # ----- the search -----
+    def run(self) -> CoreStats:
+        start = time.monotonic()
+        row = np.array([self._intern(g) for g in self.inputs], dtype=np.int32)
+        E.add_root(row, self.n_demo, self.out_ids, self.bank, self.img_off, self.img_h, self.img_w, self.st_nodes,
+                   self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score, self.st_tab, self.meta)
+        self.levels = [(0, 1)]
+        for depth in range(self.max_depth):
+            first, last = self.levels[depth]
+            new_first = int(self.meta[E.N_STATES])
+            s = first
+            batch = 8
+            while s < last:
+                if time.monotonic() > self.deadline:
+                    self.stats.stopped = "time"
+                    break
+                t0 = time.monotonic()
+                nxt = self._expand(s, min(last, s + batch), depth)
+                if nxt < min(last, s + batch) and not self._grow():
+                    self.stats.stopped = "memory"
+                    break
+                self.stats.expanded += nxt - s
+                s = nxt
+                took = time.monotonic() - t0
+                batch = max(1, min(4096, int(batch * (CHUNK_S / took if took > 1e-4 else 4))))
+            self.levels.append((new_first, int(self.meta[E.N_STATES])))
+            if self.meta[E.N_STATES] > new_first:
+                self.stats.max_depth_reached = depth + 1
+            if self.stats.stopped:
+                break
+            self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
+        else:
+            self.stats.stopped = "exhausted"
+        m = self.meta
+        self.stats.generated = int(m[E.GENERATED])
+        self.stats.states = int(m[E.N_STATES])
+        self.stats.images = int(m[E.N_IMG])
+        self.stats.sized = int(m[E.SIZED_SEEN])
+        self.stats.seconds = round(time.monotonic() - start, 3)
+        return self.stats
+
+    def _expand(self, first: int, last: int, depth: int) -> int:
+        room = self._room()
+        return int(E.expand(first, last, depth, self.max_depth, self.n_demo, self.out_ids,
+                            self.fns0, self.fns1, self.fns2,
+                            self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
+                            self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab,
+                            self.ch_key, self.ch_val,
+                            self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score,
+                            self.st_tab, self.meta, *room))
+
+    # ----- reading the results -----
+    def n_states(self) -> int:
+        return int(self.meta[E.N_STATES])
+
+    def image(self, i: int) -> np.ndarray:
+        off, h, w = int(self.img_off[i]), int(self.img_h[i]), int(self.img_w[i])
+        return self.bank[off:off + h * w].reshape(h, w).copy()
+
+    def grids(self, s: int) -> list[np.ndarray]:
+        """State s's image on every input (demos, then tests)."""
+        return [self.image(int(i)) for i in self.st_nodes[s]]
+
+    def steps(self, s: int) -> list[Op]:
+        chain = []
+        while self.st_parent[s] >= 0 and s != 0:
+            chain.append(self.ops[int(self.st_op[s])])
+            s = int(self.st_parent[s])
+        return chain[::-1]
+
+    def cost(self, s: int) -> float:
+        return sum(op.prim.cost for op in self.steps(s))
+
+    def node(self, s: int) -> Node:
+        n = INPUT
+        for op in self.steps(s):
+            n = call(op.prim.name, n, args=op.args)
+        return n
+
+    def _with(self, flag: int) -> np.ndarray:
+        n = self.n_states()
+        return np.nonzero(self.st_flags[:n] & flag)[0]
+
+    def exact(self) -> list[int]:
+        """States that reproduce every demo output, cheapest first."""
+        return sorted((int(s) for s in self._with(E.EXACT)), key=lambda s: (self.cost(s), s))
+
+    def sized(self, limit: int | None = None) -> list[int]:
+        """States with the outputs' shapes (exact ones excluded), most cells right first, then cheapest."""
+        n = self.n_states()
+        ids = np.nonzero((self.st_flags[:n] & E.SIZED) & ~(self.st_flags[:n] & E.EXACT))[0]
+        order = np.lexsort((self.st_depth[ids], -self.st_score[ids]))
+        ids = ids[order]
+        return [int(s) for s in (ids if limit is None else ids[:limit])]
+
+    def resizing(self, limit: int) -> list[int]:
+        """The cheapest kept states whose demo images are not all the outputs' shapes."""
+        n = self.n_states()
+        ids = np.nonzero((self.st_flags[:n] & E.SIZED) == 0)[0]
+        return sorted((int(s) for s in ids), key=lambda s: (self.cost(s), s))[:limit]
+
+    def recolourable(self) -> list[int]:
+        """Sized states that one colour map over every demo turns into the outputs."""
+        n = self.n_states()
+        ids = np.nonzero((self.st_flags[:n] & E.RECOLOUR) & ~(self.st_flags[:n] & E.EXACT))[0]
+        return sorted((int(s) for s in ids), key=lambda s: (self.cost(s), s))
+
+
+
+
+MAX_EXACT = 8        # exact programs kept (the cheapest, distinct on the tests)
+TOP_SIZED = 60       # sized states the learned endings are fitted on: most cells right first
+TOP_RECOLOUR = 40    # and the cheapest of those one colour map finishes
+TOP_RESIZING = 60    # and the cheapest states of other shapes (layouts, windows, picks)
+MAX_POOL = 3000      # sized states handed on as pieces and guesses, most cells right first
+
+
+def results(core: CoreSearch, deadline: float) -> tuple[list, list]:
+    """What the core found, as the Python search's types: candidates (exact programs, then the
+    learned endings of `shared.solvers.dsl.fitters` on the top states, fitted until `deadline`)
+    and the pool of sized states (pieces, guesses)."""
+    n = core.n_demo
+    out, seen = [], set()
+
+    def offer(c: Candidate) -> None:
+        if all(p is not None and p.max() < MARKER for p in c.preds):
+            key = tuple(p.tobytes() + bytes(p.shape) for p in c.preds)
+            if key not in seen:
+                seen.add(key)
+                out.append(c)
+
+    for s in core.exact():
+        if len(out) >= MAX_EXACT:
+            break
+        offer(Candidate(core.node(s), "exact", core.cost(s), core.grids(s)[n:], n))
+    ctx = FitContext.start(deadline)
+    tops = list(dict.fromkeys(core.sized(TOP_SIZED) + core.recolourable()[:TOP_RECOLOUR] + core.resizing(TOP_RESIZING)))
+    for s in tops:
+        if time.monotonic() > deadline:
+            break
+        grids = core.grids(s)
+        for f in fit_state(ctx, GRID, grids[:n], grids[n:], core.outputs, core.cost(s)):
+            node = core.node(s)
+            for name, args in f.steps:
+                node = call(name, node, args=args)
+            offer(Candidate(node, f.kind, f.cost, f.preds, f.explained))
+    pool = []
+    for s in core.sized(MAX_POOL):
+        grids = core.grids(s)
+        pool.append(Sized(s, core.cost(s), grids[:n], grids[n:], origin=core))
+    return out, pool
+
+
+_warm = False
+
+
+def warm() -> float:
+    """Compile (or load from the cache) the core and every kernel, once per process; the seconds it took."""
+    global _warm
+    if _warm:
+        return 0.0
+    t0 = time.monotonic()
+    g = np.array([[1, 0], [0, 2]], dtype=np.uint8)
+    CoreSearch([g], [g[::-1].copy()], [g], time.monotonic() + 600, max_depth=2).run()
+    _warm = True
+    return time.monotonic() - t0

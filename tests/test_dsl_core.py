@@ -1,0 +1,226 @@
+"""The compiled search core: kernels against themselves run as Python, the generated dispatch,
+the bank and state dedup, programs found and re-run (plain and in the sandbox), the memory
+stop, and the pure-Python path (numba off) finding the same programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shared.sandbox import SandboxPool
+from shared.solvers.dsl import jit
+from shared.solvers.dsl.core import engine as E
+from shared.solvers.dsl.core import kernels
+from shared.solvers.dsl.core.search import CoreSearch, results, warm
+from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.primitives.registry import encode
+from shared.solvers.dsl.program import run_source, to_source
+from shared.tasks import Pair, Task
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = [n for n, p in PRIMITIVES.items() if p.kernel is not None]
+
+
+def _arg_sets(name: str) -> list[tuple]:
+    p = PRIMITIVES[name]
+    return [(c,) for c in (1, 2, 5)] if p.params == "colours" else list(p.params)
+
+
+grids = st.integers(1, 9).flatmap(
+    lambda h: st.integers(1, 9).flatmap(
+        lambda w: st.lists(st.integers(0, 9), min_size=h * w, max_size=h * w).map(
+            lambda cells: np.array(cells, dtype=np.uint8).reshape(h, w))))
+sparse = grids.map(lambda g: np.where(g > 6, g - 6, 0).astype(np.uint8))
+
+
+def test_the_core_tables_hold_every_kernel_once_by_arity():
+    fns0, fns1, fns2, where = kernels.tables()
+    assert sorted(where) == sorted(KERNELS)
+    groups = (fns0, fns1, fns2)
+    for name, (arity, i) in where.items():
+        assert groups[arity][i] is PRIMITIVES[name].kernel
+        assert arity == kernels.arity(name)
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba is not available here: only the Python path runs")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=st.one_of(grids, sparse))
+def test_every_kernel_matches_itself_run_as_python(g):
+    for name in KERNELS:
+        kern = PRIMITIVES[name].kernel
+        for args in _arg_sets(name):
+            enc = [encode(a) for a in args]
+            fast, slow = kern(g, *enc), kern.py_func(g.copy(), *enc)
+            assert fast.dtype == np.uint8 and fast.flags.c_contiguous, name
+            assert fast.shape == slow.shape and np.array_equal(fast, slow), (name, args, g.tolist())
+
+
+def test_kernels_never_change_their_input():
+    g = np.array([[0, 1, 2, 0], [3, 0, 0, 4], [0, 5, 5, 0]], dtype=np.uint8)
+    for name in KERNELS:
+        for args in _arg_sets(name):
+            before = g.copy()
+            PRIMITIVES[name].kernel(g, *[encode(a) for a in args])
+            assert np.array_equal(g, before), name
+
+
+def test_the_bank_stores_each_image_once_and_tells_shapes_apart():
+    cs = CoreSearch([np.zeros((1, 1), np.uint8)], [np.zeros((1, 1), np.uint8)], [], time.monotonic() + 5)
+    a = np.array([[1, 2, 3, 4]], dtype=np.uint8)
+    i = cs._intern(a)
+    assert cs._intern(a.copy()) == i
+    assert cs._intern(a.reshape(2, 2)) != i  # the same bytes in another shape are another image
+    assert cs._intern(a.reshape(4, 1)) not in (i, cs._intern(a.reshape(2, 2)))
+    assert np.array_equal(cs.image(i), a)
+
+
+def _task(fn, grids_in, n_test=1) -> Task:
+    pairs = [Pair(g, fn(g)) for g in grids_in]
+    return Task("fixture", tuple(pairs[:-n_test]), tuple(pairs[-n_test:]), "test")
+
+
+def _inputs(seed: int, n: int = 4, side=(4, 7)) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        h, w = rng.integers(*side, size=2)
+        g = np.where(rng.random((h, w)) < 0.35, rng.integers(1, 6, (h, w)), 0).astype(np.uint8)
+        g[0, 0] = 3
+        out.append(g)
+    return out
+
+
+# programs the project writes itself, each a composition of kernel primitives
+FIXTURES = {
+    "rotate_then_flip": lambda g: PRIMITIVES["flip_lr"].fn(PRIMITIVES["rotate90"].fn(g)),
+    "crop_then_transpose": lambda g: PRIMITIVES["transpose"].fn(PRIMITIVES["crop_content"].fn(g)),
+    "shift_down_twice_then_flip": lambda g: PRIMITIVES["flip_ud"].fn(
+        PRIMITIVES["shift"].fn(PRIMITIVES["shift"].fn(g, 1, 0), 1, 0)),
+}
+
+
+def _search(task: Task, depth: int = 3, budget_s: float = 60.0) -> CoreSearch:
+    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                    time.monotonic() + budget_s, depth)
+    cs.run()
+    return cs
+
+
+@pytest.fixture(scope="module")
+def dsl_pool():
+    warm()
+    with SandboxPool(workers=1, time_limit_s=10.0, library="dsl") as p:
+        yield p
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_core_finds_the_program_and_it_reruns_plain_and_sandboxed(name, dsl_pool):
+    task = _task(FIXTURES[name], _inputs(len(name)))
+    cs = _search(task)
+    found, pool = results(cs, time.monotonic() + 30)
+    exact = [c for c in found if c.kind == "exact"]
+    assert exact, (cs.stats, name)
+    best = exact[0]
+    assert np.array_equal(best.preds[0], task.test[0].output)
+    source = to_source(best.node)
+    for p in task.train + task.test:
+        assert np.array_equal(run_source(source, p.input), p.output), source
+    inputs = [p.input for p in task.train + task.test]
+    verdict = dsl_pool.run(source, inputs, [p.output for p in task.train + task.test])
+    assert verdict.status == "ok", (verdict.detail, source)
+    assert all(s.origin is cs for s in pool)
+
+
+def test_core_counts_match_what_it_kept():
+    task = _task(FIXTURES["rotate_then_flip"], _inputs(3))
+    cs = _search(task, depth=2)
+    st_ = cs.stats
+    assert st_.stopped == "exhausted" and st_.max_depth_reached == 2
+    assert st_.states == cs.n_states() and 1 < st_.states <= st_.generated + 1
+    # every kept state is distinct over the inputs
+    rows = {tuple(r) for r in cs.st_nodes[: cs.n_states()].tolist()}
+    assert len(rows) == cs.n_states()
+    # a state's images are what its program computes on each input
+    for s in range(0, cs.n_states(), max(1, cs.n_states() // 25)):
+        source = to_source(cs.node(s))
+        for g, want in zip([p.input for p in task.train + task.test], cs.grids(s), strict=True):
+            assert np.array_equal(run_source(source, g), want), source
+
+
+def test_core_stops_at_its_memory_cap_with_what_it_found():
+    task = _task(FIXTURES["rotate_then_flip"], _inputs(5, side=(12, 16)))
+    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                    time.monotonic() + 60, 4, max_bytes=8_000_000)
+    st_ = cs.run()
+    assert st_.stopped == "memory"
+    assert cs.nbytes() <= 8_000_000
+    assert cs.exact(), "the shallow program was found before the cap"
+
+
+def test_core_stops_at_its_deadline():
+    task = _task(FIXTURES["rotate_then_flip"], _inputs(7))
+    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                    time.monotonic() - 1, 3)
+    assert cs.run().stopped == "time"
+
+
+PURE_SCRIPT = """
+import json, sys, time
+import numpy as np
+from shared.solvers.dsl import jit
+from shared.solvers.dsl.core.search import CoreSearch, results
+from shared.solvers.dsl.program import to_source
+data = json.loads(sys.stdin.read())
+train = [(np.array(a, np.uint8), np.array(b, np.uint8)) for a, b in data["train"]]
+test = [np.array(a, np.uint8) for a in data["test"]]
+cs = CoreSearch([a for a, _ in train], [b for _, b in train], test, time.monotonic() + 600, 2)
+cs.run()
+found, _ = results(cs, time.monotonic() + 60)
+print(json.dumps({"compiled": jit.COMPILED, "states": cs.n_states(),
+                  "programs": [to_source(c.node) for c in found if c.kind == "exact"][:3]}))
+"""
+
+
+def _run_script(task: Task, pure: bool) -> dict:
+    data = {"train": [[p.input.tolist(), p.output.tolist()] for p in task.train],
+            "test": [p.input.tolist() for p in task.test]}
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ARC_DSL_PURE="1" if pure else "0")
+    out = subprocess.run([sys.executable, "-c", PURE_SCRIPT], input=json.dumps(data), capture_output=True,
+                         text=True, env=env, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_pure_python_path_finds_the_same_programs():
+    rng = np.random.default_rng(11)
+    ins = [np.where(rng.random((3, 3)) < 0.5, rng.integers(1, 4, (3, 3)), 0).astype(np.uint8) for _ in range(3)]
+    for g in ins:
+        g[0, 1] = 2
+    task = _task(FIXTURES["rotate_then_flip"], ins)
+    pure = _run_script(task, pure=True)
+    compiled = _run_script(task, pure=False)
+    assert pure["compiled"] is False
+    assert compiled["compiled"] is jit.COMPILED
+    assert pure["programs"] and pure["programs"] == compiled["programs"]
+    assert pure["states"] == compiled["states"]
+
+
+def test_flags_and_scores_of_states():
+    out = np.array([[1, 2], [3, 4]], dtype=np.uint8)
+    cs = CoreSearch([out.copy()], [out], [out], time.monotonic() + 5, 1)
+    cs.run()
+    assert cs.st_flags[0] & E.EXACT and cs.st_flags[0] & E.SIZED
+    recol = CoreSearch([np.where(out == 1, 7, out).astype(np.uint8)], [out], [out], time.monotonic() + 5, 1)
+    recol.run()
+    assert recol.st_flags[0] & E.RECOLOUR and not recol.st_flags[0] & E.EXACT
+    assert recol.st_score[0] == 3
+    assert 0 in recol.recolourable()
