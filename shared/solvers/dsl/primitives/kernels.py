@@ -137,3 +137,43 @@ def object_cells(g, diagonal, by_colour):
                 cells[pos[r]] = y * w + x
                 pos[r] += 1
     return n, start, cells
+
+
+@njit
+def split_colour(g, c):
+    """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
+    h, w = g.shape
+    mine = np.zeros((h, w), dtype=np.uint8)
+    rest = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                mine[y, x] = g[y, x]
+            else:
+                rest[y, x] = g[y, x]
+    return mine, rest
+
+
+@njit
+def outside_zeros(g):
+    """Zero cells 4-connected to the border through zero cells."""
+    h, w = g.shape
+    reach = np.zeros((h, w), dtype=np.bool_)
+    stack = np.empty(h * w, dtype=np.int64)
+    top = 0
+    for y in range(h):
+        for x in range(w):
+            if (y == 0 or x == 0 or y == h - 1 or x == w - 1) and g[y, x] == 0:
+                reach[y, x] = True
+                stack[top] = y * w + x
+                top += 1
+    while top > 0:
+        top -= 1
+        y, x = stack[top] // w, stack[top] % w
+        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            ny, nx = y + dy, x + dx
+            if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0 and not reach[ny, nx]:
+                reach[ny, nx] = True
+                stack[top] = ny * w + nx
+                top += 1
+    return reach

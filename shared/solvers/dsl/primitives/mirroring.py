@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, object_cells
+from shared.solvers.dsl.primitives.kernels import empty, object_cells, outside_zeros, split_colour
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -183,21 +183,6 @@ def _wall_runs(g, wall, transposed, runs, k):
     return k
 
 
-@njit
-def _split(g, c):
-    """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
-    h, w = g.shape
-    mine = np.zeros((h, w), dtype=np.uint8)
-    rest = np.zeros((h, w), dtype=np.uint8)
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                mine[y, x] = g[y, x]
-            else:
-                rest[y, x] = g[y, x]
-    return mine, rest
-
-
 @primitive(cost=2, shape="keep", kernel=True)
 def reflect_over_walls(g: Grid) -> Grid | None:
     """Every shape not of the commonest colour is mirrored across the nearest wall line of it that it faces."""
@@ -213,7 +198,7 @@ def reflect_over_walls(g: Grid) -> Grid | None:
     runs = np.empty((h * w + 1, 3), dtype=np.int64)
     rows = _wall_runs(g, wall, False, runs, 0)
     k = _wall_runs(g, wall, True, runs, rows)
-    out, rest = _split(g, wall)
+    out, rest = split_colour(g, wall)
     nm, start, cells = object_cells(rest, True, False)
     if k == 0 or nm == 0:
         return empty()
@@ -241,31 +226,6 @@ def reflect_over_walls(g: Grid) -> Grid | None:
             y, x = cells[j] // w, cells[j] % w
             out[y if ay < 0 else ay - y, x if ax < 0 else ax - x] = g[y, x]
     return out
-
-
-@njit
-def _outside_zeros(g):
-    """Zero cells 4-connected to the border through zero cells."""
-    h, w = g.shape
-    reach = np.zeros((h, w), dtype=np.bool_)
-    stack = np.empty(h * w, dtype=np.int64)
-    top = 0
-    for y in range(h):
-        for x in range(w):
-            if (y == 0 or x == 0 or y == h - 1 or x == w - 1) and g[y, x] == 0:
-                reach[y, x] = True
-                stack[top] = y * w + x
-                top += 1
-    while top > 0:
-        top -= 1
-        y, x = stack[top] // w, stack[top] % w
-        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            ny, nx = y + dy, x + dx
-            if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0 and not reach[ny, nx]:
-                reach[ny, nx] = True
-                stack[top] = ny * w + nx
-                top += 1
-    return reach
 
 
 @njit
@@ -347,7 +307,7 @@ def match_shapes(g: Grid) -> Grid | None:
         if common < 0 or shapes[c] > shapes[common]:
             common = c
     # an enclosed shape touches no zero cell that reaches the border
-    outside = _outside_zeros(g)
+    outside = outside_zeros(g)
     template = np.zeros(n, dtype=np.bool_)
     for i in range(n):
         y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
@@ -398,7 +358,7 @@ def replace_shapes(g: Grid, c: Color) -> Grid | None:
                 return empty()
             if g[y, x] != 0:
                 form += 1
-    out, _ = _split(g, c)
+    out, _ = split_colour(g, c)
     n, start, cells = object_cells(out, True, False)
     hit = False
     for i in range(n):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, object_cells
+from shared.solvers.dsl.primitives.kernels import empty, object_cells, split_colour
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -312,24 +312,9 @@ def trail_to(g: Grid, c: Color) -> Grid | None:
 
 
 @njit
-def _split(g, c):
-    """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
-    h, w = g.shape
-    mine = np.zeros((h, w), dtype=np.uint8)
-    rest = np.zeros((h, w), dtype=np.uint8)
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                mine[y, x] = g[y, x]
-            else:
-                rest[y, x] = g[y, x]
-    return mine, rest
-
-
-@njit
 def _pull_to(g, c, trail):
     h, w = g.shape
-    mine, rest = _split(g, c)
+    mine, rest = split_colour(g, c)
     na, sa, ca = object_cells(mine, True, False)
     nm, sm, cm = object_cells(rest, True, False)
     if na == 0 or nm == 0 or na * nm > 400:
@@ -496,7 +481,7 @@ def sort_bars(g: Grid) -> Grid | None:
 def align_to(g: Grid, c: Color) -> Grid | None:
     """Every other shape slides along its free axis until its top (or left) edge lines up with the shape of colour c."""
     h, w = g.shape
-    out, rest = _split(g, c)
+    out, rest = split_colour(g, c)
     nr, sr, cr = object_cells(out, True, False)
     n, start, cells = object_cells(rest, True, False)
     if nr != 1 or n == 0 or n > 30:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, label
+from shared.solvers.dsl.primitives.kernels import counts, empty, label, outside_zeros
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -18,32 +18,7 @@ from shared.solvers.dsl.types import MARKER, Color, Grid
 @njit
 def _enclosed(g):
     """The zero cells that cannot reach the border through zero cells (4-neighbours), as a bool grid."""
-    h, w = g.shape
-    reach = np.zeros((h, w), dtype=np.bool_)
-    stack = np.empty(h * w, dtype=np.int64)
-    top = 0
-    for y in range(h):
-        for x in range(w):
-            if (y == 0 or x == 0 or y == h - 1 or x == w - 1) and g[y, x] == 0:
-                reach[y, x] = True
-                stack[top] = y * w + x
-                top += 1
-    while top > 0:
-        top -= 1
-        y = stack[top] // w
-        x = stack[top] % w
-        for k in range(4):
-            ny = y + (1 if k == 0 else -1 if k == 1 else 0)
-            nx = x + (1 if k == 2 else -1 if k == 3 else 0)
-            if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0 and not reach[ny, nx]:
-                reach[ny, nx] = True
-                stack[top] = ny * w + nx
-                top += 1
-    holes = np.zeros((h, w), dtype=np.bool_)
-    for y in range(h):
-        for x in range(w):
-            holes[y, x] = g[y, x] == 0 and not reach[y, x]
-    return holes
+    return (g == 0) & ~outside_zeros(g)
 
 
 @njit

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
 from shared.solvers.dsl.primitives.kernels import counts, empty, label
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Grid
@@ -144,59 +145,12 @@ def halo(g: Grid, diagonal: bool) -> Grid | None:
 _FLIP_LR, _FLIP_UD, _ROTATE180, _TRANSPOSE, _INVERT, _SWAP, _SYMMETRIC, _FILL_BOX = (
     WORDS.index(k) for k in ("flip_lr", "flip_ud", "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box"))
 
-# mirror_fill's symmetry groups, each a run of image codes (see _image) ended by -1, most symmetry first
-_SQUARE_GROUPS = np.array([0, 1, 2, 3, 4, 5, 6, -1, 0, 1, 2, -1, 1, -1, 0, -1, 2, -1, 3, -1, 4, -1], dtype=np.int64)
-_OBLONG_GROUPS = np.array([0, 1, 2, -1, 1, -1, 0, -1, 2, -1], dtype=np.int64)
-
-
-@njit
-def _image(m, code, y, x):
-    """Cell (y, x) of an image of m: 0 flipped up-down, 1 left-right, 2 turned half, 3 transposed,
-    4 anti-transposed, 5 transposed then flipped up-down, 6 transposed then flipped left-right."""
-    h, w = m.shape
-    if code == 0:
-        return m[h - 1 - y, x]
-    if code == 1:
-        return m[y, w - 1 - x]
-    if code == 2:
-        return m[h - 1 - y, w - 1 - x]
-    if code == 3:
-        return m[x, y]
-    if code == 4:
-        return m[h - 1 - x, w - 1 - y]
-    if code == 5:
-        return m[x, h - 1 - y]
-    return m[w - 1 - x, y]
-
-
 @njit
 def _mirror_fill(m):
     """completion.mirror_fill: m with its zeros filled from its mirror images under the largest
     symmetry group its cells agree with; m itself when none agrees."""
-    h, w = m.shape
-    groups = _SQUARE_GROUPS if h == w else _OBLONG_GROUPS
-    filled = m.copy()
-    ok = True
-    for code in groups:
-        if code < 0:  # the end of a group: done if all its images agreed
-            if ok:
-                return filled
-            filled = m.copy()
-            ok = True
-            continue
-        if not ok:
-            continue
-        for y in range(h):
-            for x in range(w):
-                v = _image(m, code, y, x)
-                if filled[y, x] != 0 and v != 0 and filled[y, x] != v:
-                    ok = False
-        if ok:
-            for y in range(h):
-                for x in range(w):
-                    if filled[y, x] == 0:
-                        filled[y, x] = _image(m, code, y, x)
-    return m.copy()
+    filled = mirror_fill_kernel(m)
+    return m.copy() if filled.size == 0 else filled
 
 
 @njit
