@@ -88,7 +88,7 @@ def _task(fn, grids_in, n_test=1) -> Task:
     return Task("fixture", tuple(pairs[:-n_test]), tuple(pairs[-n_test:]), "test")
 
 
-def _inputs(seed: int, n: int = 4, side=(4, 7)) -> list[np.ndarray]:
+def _inputs(seed: int, n: int = 3, side=(3, 5)) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
