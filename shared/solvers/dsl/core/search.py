@@ -150,11 +150,7 @@ class CoreSearch:
             self.st_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
             E.rehash_states(self.st_nodes, int(m[E.N_STATES]), self.st_tab)
         if "images" in plan:
-            n = 2 * len(self.img_off)
-            for name in ("img_off", "img_h", "img_w", "img_hash"):
-                setattr(self, name, self._grown(getattr(self, name), n))
-            self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
-            E.rehash_images(self.img_hash, int(m[E.N_IMG]), self.img_tab)
+            self._grow_images()
         if "bank" in plan:
             self.bank = self._grown(self.bank, max(2 * len(self.bank), need_cells))
         if "children" in plan:
@@ -163,13 +159,17 @@ class CoreSearch:
             E.rehash_children(old_key, old_val, self.ch_key, self.ch_val)
         return True
 
+    def _grow_images(self) -> None:
+        """Twice the room for images, their table rebuilt."""
+        n = 2 * len(self.img_off)
+        for name in ("img_off", "img_h", "img_w", "img_hash"):
+            setattr(self, name, self._grown(getattr(self, name), n))
+        self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
+        E.rehash_images(self.img_hash, int(self.meta[E.N_IMG]), self.img_tab)
+
     def _intern(self, g: np.ndarray) -> int:
         while self.meta[E.N_IMG] + 1 > len(self.img_off) or self.meta[E.BANK_USED] + g.size > len(self.bank):
-            n = 2 * len(self.img_off)
-            for name in ("img_off", "img_h", "img_w", "img_hash"):
-                setattr(self, name, self._grown(getattr(self, name), n))
-            self.img_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
-            E.rehash_images(self.img_hash, int(self.meta[E.N_IMG]), self.img_tab)
+            self._grow_images()
             self.bank = self._grown(self.bank, 2 * len(self.bank) + g.size)
         return int(E.intern(g, self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab,
                             self.meta))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import counts as _counts  # (local names `counts` abound)
 from shared.solvers.dsl.primitives.kernels import empty
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
@@ -41,17 +42,6 @@ def background_to_zero(g: Grid) -> Grid:
 def background_from(g: Grid, ref: Grid) -> Grid:
     """Swap 0 with ref's background colour: undoes background_to_zero(ref) on an answer."""
     return _swap_with_zero(g, background(ref))
-
-
-@njit
-def _counts(g):
-    """Cells per colour value, indexed 0 .. 255 (int64): bincount without a length limit."""
-    out = np.zeros(256, dtype=np.int64)
-    h, w = g.shape
-    for y in range(h):
-        for x in range(w):
-            out[g[y, x]] += 1
-    return out
 
 
 @njit

@@ -177,3 +177,13 @@ def outside_zeros(g):
                 stack[top] = ny * w + nx
                 top += 1
     return reach
+
+
+@njit
+def cells_box(cells, a, b, w):
+    """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
+    y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1
+    for i in range(a, b):
+        y, x = cells[i] // w, cells[i] % w
+        y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+    return y0, y1, x0, x1

@@ -10,28 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, object_cells, outside_zeros, split_colour
+from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, object_cells, outside_zeros, split_colour
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import Color, Grid
-
-
-@njit
-def _box(cells, a, b, w):
-    """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
-    y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1
-    for i in range(a, b):
-        y, x = cells[i] // w, cells[i] % w
-        y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
-    return y0, y1, x0, x1
-
-
-@njit
-def _colour_counts(g):
-    """Cells per colour, 0 .. 255 (int64)."""
-    n = np.zeros(256, dtype=np.int64)
-    for v in g.ravel():
-        n[v] += 1
-    return n
 
 
 @njit
@@ -83,7 +64,7 @@ def mirror_at_line(g: Grid) -> Grid | None:
 @primitive(cost=2, shape="keep", kernel=True)
 def mirror_at_marker(g: Grid) -> Grid | None:
     """A shape of two colours is mirrored onto the side where its rarer colour touches it (that colour goes)."""
-    n = _colour_counts(g)
+    n = counts(g)
     a, b, k = 0, 0, 0
     for c in range(1, 256):
         if n[c]:
@@ -186,7 +167,7 @@ def _wall_runs(g, wall, transposed, runs, k):
 @primitive(cost=2, shape="keep", kernel=True)
 def reflect_over_walls(g: Grid) -> Grid | None:
     """Every shape not of the commonest colour is mirrored across the nearest wall line of it that it faces."""
-    n = _colour_counts(g)
+    n = counts(g)
     n[0] = 0
     wall = 0
     for c in range(1, 256):
@@ -203,7 +184,7 @@ def reflect_over_walls(g: Grid) -> Grid | None:
     if k == 0 or nm == 0:
         return empty()
     for i in range(nm):
-        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
         best, best_gap = -1, 0
         for j in range(k):
             at, lo, hi = runs[j, 0], runs[j, 1], runs[j, 2]
@@ -281,8 +262,8 @@ def _same_form(cells, start, i, j, w):
     """Whether components i and j have the same cells relative to their boxes."""
     if start[i + 1] - start[i] != start[j + 1] - start[j]:
         return False
-    iy0, _, ix0, _ = _box(cells, start[i], start[i + 1], w)
-    jy0, _, jx0, _ = _box(cells, start[j], start[j + 1], w)
+    iy0, _, ix0, _ = cells_box(cells, start[i], start[i + 1], w)
+    jy0, _, jx0, _ = cells_box(cells, start[j], start[j + 1], w)
     for k in range(start[i + 1] - start[i]):
         a, b = cells[start[i] + k], cells[start[j] + k]
         if a // w - iy0 != b // w - jy0 or a % w - ix0 != b % w - jx0:
@@ -310,7 +291,7 @@ def match_shapes(g: Grid) -> Grid | None:
     outside = outside_zeros(g)
     template = np.zeros(n, dtype=np.bool_)
     for i in range(n):
-        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
         if colours[i] == common or y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1:
             continue
         near = False
@@ -362,7 +343,7 @@ def replace_shapes(g: Grid, c: Color) -> Grid | None:
     n, start, cells = object_cells(out, True, False)
     hit = False
     for i in range(n):
-        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
         if y1 - y0 + 1 != ph or x1 - x0 + 1 != pw or start[i + 1] - start[i] != form:
             continue
         same = True

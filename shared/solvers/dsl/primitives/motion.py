@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, object_cells, split_colour
+from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, object_cells, split_colour
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -27,16 +27,6 @@ def _unit(direction):
     if direction == LEFT:
         return 0, -1
     return 0, 1
-
-
-@njit
-def _box(cells, a, b, w):
-    """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
-    y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1
-    for i in range(a, b):
-        y, x = cells[i] // w, cells[i] % w
-        y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
-    return y0, y1, x0, x1
 
 
 @njit
@@ -109,9 +99,7 @@ def _slide_colour(g, c, dy, dx):
 @primitive(cost=2, params=(("down",), ("up",), ("left",), ("right",)), shape="keep", kernel=True)
 def slide_objects(g: Grid, direction: str) -> Grid:
     """Move the cells of the least frequent colour as one block until they touch something."""
-    n = np.zeros(256, dtype=np.int64)
-    for v in g.ravel():
-        n[v] += 1
+    n = counts(g)
     mover, present = 0, 0
     for c in range(1, 16):
         if n[c]:
@@ -169,7 +157,7 @@ def copy_to_markers(g: Grid, align: str, keep: bool) -> Grid | None:
     if shapes != 1 or marks == 0:
         return empty()
     a, b = start[shape], start[shape + 1]
-    y0, y1, x0, x1 = _box(cells, a, b, w)
+    y0, y1, x0, x1 = cells_box(cells, a, b, w)
     out = g.copy()
     if not keep:
         for j in range(a, b):
@@ -280,7 +268,7 @@ def attract(g: Grid) -> Grid | None:
     if ties:
         return empty()
     my, mx = _means(cells, start, n, w)
-    bb = _box(cells, start[big], start[big + 1], w)
+    bb = cells_box(cells, start[big], start[big + 1], w)
     others = np.empty(n - 1, dtype=np.int64)
     gaps = np.empty(n - 1, dtype=np.float64)
     m = 0
@@ -293,7 +281,7 @@ def attract(g: Grid) -> Grid | None:
     # the nearest objects first, so that the ones behind them stack up against them
     for j in _stable_order(gaps):
         i = others[j]
-        _, dy, dx = _towards(_box(cells, start[i], start[i + 1], w), bb, True)
+        _, dy, dx = _towards(cells_box(cells, start[i], start[i + 1], w), bb, True)
         if dy != 0 or dx != 0:
             _move_until_contact(out, cells, start[i], start[i + 1], dy, dx, False)
     return out
@@ -327,16 +315,16 @@ def _pull_to(g, c, trail):
     dxs = np.empty(nm, dtype=np.int64)
     k = 0
     for i in range(nm):
-        box = _box(cm, sm[i], sm[i + 1], w)
+        box = cells_box(cm, sm[i], sm[i + 1], w)
         best, best_gap = -1, 0.0
         for j in range(na):
-            ok, dy, dx = _towards(box, _box(ca, sa[j], sa[j + 1], w), False)
+            ok, dy, dx = _towards(box, cells_box(ca, sa[j], sa[j + 1], w), False)
             if ok and (dy != 0 or dx != 0):
                 gap = min(abs(my[i] - ay[j]), abs(mx[i] - ax[j]))
                 if best < 0 or gap < best_gap:
                     best, best_gap = j, gap
         if best >= 0:
-            _, dy, dx = _towards(box, _box(ca, sa[best], sa[best + 1], w), False)
+            _, dy, dx = _towards(box, cells_box(ca, sa[best], sa[best + 1], w), False)
             pulled[k], gaps[k], dys[k], dxs[k] = i, best_gap, dy, dx
             k += 1
     out = g.copy()
@@ -406,7 +394,7 @@ def gather_to_lines(g: Grid) -> Grid | None:
     lines, rest = 0, 0
     for i in range(n):
         a, b = start[i], start[i + 1]
-        y0, y1, x0, x1 = _box(cells, a, b, w)
+        y0, y1, x0, x1 = cells_box(cells, a, b, w)
         colour[i] = g[cells[a] // w, cells[a] % w]
         if b - a >= 3 and y0 == y1:
             axis[i], at[i] = 0, y0
@@ -433,7 +421,7 @@ def gather_to_lines(g: Grid) -> Grid | None:
                 line = k
         if mine != 1:
             continue
-        y0, y1, x0, x1 = _box(cells, start[i], start[i + 1], w)
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
         lo, hi = (y0, y1) if axis[line] == 0 else (x0, x1)
         if lo > at[line]:
             shift = at[line] + 1 - lo
@@ -458,7 +446,7 @@ def sort_bars(g: Grid) -> Grid | None:
     if not 2 <= n <= 30:
         return empty()
     for i in range(n):
-        y0, y1, _, _ = _box(cells, start[i], start[i + 1], w)
+        y0, y1, _, _ = cells_box(cells, start[i], start[i + 1], w)
         if y0 != y1:
             return empty()
     if n > h:
@@ -486,10 +474,10 @@ def align_to(g: Grid, c: Color) -> Grid | None:
     n, start, cells = object_cells(rest, True, False)
     if nr != 1 or n == 0 or n > 30:
         return empty()
-    ry0, ry1, rx0, rx1 = _box(cr, 0, sr[1], w)
+    ry0, ry1, rx0, rx1 = cells_box(cr, 0, sr[1], w)
     for i in range(n):
         a, b = start[i], start[i + 1]
-        y0, y1, x0, x1 = _box(cells, a, b, w)
+        y0, y1, x0, x1 = cells_box(cells, a, b, w)
         dy, dx = 0, 0
         if x1 < rx0 or x0 > rx1:
             dy = ry0 - y0
@@ -552,7 +540,7 @@ def lift_objects(g: Grid) -> Grid | None:
         return empty()
     out = np.zeros((h, w), dtype=np.uint8)
     for i in range(n):
-        y0, y1, _, _ = _box(cells, start[i], start[i + 1], w)
+        y0, y1, _, _ = cells_box(cells, start[i], start[i + 1], w)
         up = y1 - y0 + 1
         if y0 - up < 0:
             return empty()
