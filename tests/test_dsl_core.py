@@ -22,12 +22,16 @@ from shared.solvers.dsl.core import engine as E
 from shared.solvers.dsl.core import kernels
 from shared.solvers.dsl.core.search import CoreSearch, results, warm
 from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.primitives.kernels import pack
 from shared.solvers.dsl.primitives.registry import encode
 from shared.solvers.dsl.program import run_source, to_source
 from shared.tasks import Pair, Task
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = [n for n, p in PRIMITIVES.items() if p.kernel is not None]
+GRID_KERNELS = [n for n in KERNELS if kernels.kind(n) == "grid"]
+SPLITS = [n for n in KERNELS if kernels.kind(n) == "split"]
+JOINS = [n for n in KERNELS if kernels.kind(n) == "join"]
 
 
 def _arg_sets(name: str) -> list[tuple]:
@@ -42,20 +46,50 @@ grids = st.integers(1, 9).flatmap(
 sparse = grids.map(lambda g: np.where(g > 6, g - 6, 0).astype(np.uint8))
 
 
-def test_the_core_tables_hold_every_kernel_once_by_arity():
-    fns0, fns1, fns2, where = kernels.tables()
-    assert sorted(where) == sorted(KERNELS)
-    groups = (fns0, fns1, fns2)
-    for name, (arity, i) in where.items():
-        assert groups[arity][i] is PRIMITIVES[name].kernel
-        assert arity == kernels.arity(name)
+def test_the_core_tables_hold_every_kernel_once_by_kind_and_arity():
+    t = kernels.tables()
+    assert sorted(t.where) == sorted(KERNELS)
+    assert SPLITS and JOINS
+    for name, (kind, arity, i) in t.where.items():
+        assert getattr(t, kind)[arity][i] is PRIMITIVES[name].kernel
+        assert (kind, arity) == (kernels.kind(name), kernels.arity(name))
+    for kind in ("grid", "split", "join"):
+        listed = sum(len(g) for g in getattr(t, kind))
+        stubs = sum(1 for a, g in enumerate(getattr(t, kind)) if g[0] is kernels.STUBS[kind][a])
+        assert listed - stubs == sum(1 for n in KERNELS if kernels.kind(n) == kind)
+
+
+def _parts_of(g: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every split kernel's parts of g, packed, plus g's rows and a pair of g itself as parts."""
+    out = []
+    for name in SPLITS:
+        for args in _arg_sets(name):
+            buf, meta = PRIMITIVES[name].kernel(g, *[encode(a) for a in args])
+            if meta.shape[0]:
+                out.append((buf, meta))
+    out.append(pack([g[i:i + 1] for i in range(g.shape[0])]))
+    out.append(pack([g, g[::-1]]))
+    return out
 
 
 @pytest.mark.skipif(not jit.COMPILED, reason="numba is not available here: only the Python path runs")
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=st.one_of(grids, sparse))
 def test_every_kernel_matches_itself_run_as_python(g):
-    for name in KERNELS:
+    for name in SPLITS:
+        kern = PRIMITIVES[name].kernel
+        for args in _arg_sets(name):
+            enc = [encode(a) for a in args]
+            (fb, fm), (sb, sm) = kern(g, *enc), kern.py_func(g.copy(), *enc)
+            assert fb.dtype == np.uint8 and fm.dtype == np.int64 and fm.shape[1:] == (3,), name
+            assert np.array_equal(fm, sm) and np.array_equal(fb, sb), (name, args, g.tolist())
+    for buf, meta in _parts_of(g):
+        for name in JOINS:
+            kern = PRIMITIVES[name].kernel
+            fast, slow = kern(buf, meta), kern.py_func(buf.copy(), meta.copy())
+            assert fast.dtype == np.uint8 and fast.flags.c_contiguous, name
+            assert fast.shape == slow.shape and np.array_equal(fast, slow), (name, g.tolist())
+    for name in GRID_KERNELS:
         kern = PRIMITIVES[name].kernel
         for args in _arg_sets(name):
             enc = [encode(a) for a in args]
@@ -66,11 +100,19 @@ def test_every_kernel_matches_itself_run_as_python(g):
 
 def test_kernels_never_change_their_input():
     g = np.array([[0, 1, 2, 0], [3, 0, 0, 4], [0, 5, 5, 0]], dtype=np.uint8)
-    for name in KERNELS:
+    for name in GRID_KERNELS + SPLITS:
         for args in _arg_sets(name):
             before = g.copy()
             PRIMITIVES[name].kernel(g, *[encode(a) for a in args])
             assert np.array_equal(g, before), name
+    for buf, meta in _parts_of(g):
+        b0, m0 = buf.copy(), meta.copy()
+        for name in JOINS:
+            out = PRIMITIVES[name].kernel(buf, meta)
+            assert np.array_equal(buf, b0) and np.array_equal(meta, m0), name
+            if out.size:
+                out[...] = 15  # the answer is the join's own array, not a view into the parts
+                assert np.array_equal(buf, b0), name
 
 
 def test_the_bank_stores_each_image_once_and_tells_shapes_apart():
@@ -99,13 +141,33 @@ def _inputs(seed: int, n: int = 3, side=(3, 5)) -> list[np.ndarray]:
     return out
 
 
+def _scenes(seed: int, n: int = 4) -> list[np.ndarray]:
+    """Grids with one large object among single cells (so "the largest object" is one)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        g = np.zeros((8, 9), dtype=np.uint8)
+        y, x = rng.integers(0, 4), rng.integers(0, 5)
+        g[y:y + 3, x:x + 4] = np.where(rng.random((3, 4)) < 0.8, rng.integers(1, 5), 0)
+        g[y, x] = g[y + 2, x + 3] = 6  # corners set: the block is one 8-connected object, bigger than any dot
+        g[y + 1, x:x + 4] = 6
+        for _ in range(3):
+            py, px = rng.integers(0, 8), rng.integers(0, 9)
+            if g[max(0, py - 1):py + 2, max(0, px - 1):px + 2].any() == 0:
+                g[py, px] = 7
+        out.append(g)
+    return out
+
+
 # programs the project writes itself, each a composition of kernel primitives
 FIXTURES = {
     "rotate_then_flip": lambda g: PRIMITIVES["flip_lr"].fn(PRIMITIVES["rotate90"].fn(g)),
     "crop_then_transpose": lambda g: PRIMITIVES["transpose"].fn(PRIMITIVES["crop_content"].fn(g)),
     "shift_down_twice_then_flip": lambda g: PRIMITIVES["flip_ud"].fn(
         PRIMITIVES["shift"].fn(PRIMITIVES["shift"].fn(g, 1, 0), 1, 0)),
+    "largest_object_flipped": lambda g: PRIMITIVES["flip_lr"].fn(PRIMITIVES["largest"].fn(PRIMITIVES["objects"].fn(g))),
 }
+INPUTS = {"largest_object_flipped": _scenes}
 
 
 def _search(task: Task, depth: int = 3, budget_s: float = 60.0) -> CoreSearch:
@@ -124,7 +186,7 @@ def dsl_pool():
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_core_finds_the_program_and_it_reruns_plain_and_sandboxed(name, dsl_pool):
-    task = _task(FIXTURES[name], _inputs(len(name)))
+    task = _task(FIXTURES[name], INPUTS.get(name, _inputs)(len(name)))
     cs = _search(task)
     found, pool = results(cs, time.monotonic() + 30)
     exact = [c for c in found if c.kind == "exact"]
@@ -138,6 +200,26 @@ def test_core_finds_the_program_and_it_reruns_plain_and_sandboxed(name, dsl_pool
     verdict = dsl_pool.run(source, inputs, [p.output for p in task.train + task.test])
     assert verdict.status == "ok", (verdict.detail, source)
     assert all(s.origin is cs for s in pool)
+
+
+def test_a_split_and_its_join_take_two_steps_of_the_depth():
+    task = _task(FIXTURES["largest_object_flipped"], _scenes(4))
+    one = _search(task, depth=1)
+    assert one.stats.stopped == "exhausted" and max(one.st_depth[: one.n_states()]) == 1
+    assert not any(len(one.steps(s)) > 1 for s in range(one.n_states()))
+    two = _search(task, depth=2)
+    joined = [s for s in range(two.n_states()) if len(two.steps(s)) == 2 and
+              two.steps(s)[0].prim.tout == "grids"]
+    assert joined and all(two.st_depth[s] == 2 for s in joined)
+    for s in joined:  # each is what its split and join make of every input
+        split, join = two.steps(s)
+        for a, p in zip(two.grids(s), task.train + task.test, strict=True):
+            assert np.array_equal(a, join(split(p.input))), (split.label, join.label)
+    picked = [PRIMITIVES["largest"].fn(PRIMITIVES["objects"].fn(p.input)) for p in task.train + task.test]
+    assert any(all(np.array_equal(a, b) for a, b in zip(two.grids(s), picked, strict=True))
+               for s in range(two.n_states()))
+    three = _search(task, depth=3)
+    assert three.exact()
 
 
 def test_core_counts_match_what_it_kept():

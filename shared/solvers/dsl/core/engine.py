@@ -206,21 +206,30 @@ def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
 
 
 @njit
-def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
-           op_arity, op_index, op_a, op_b, op_first, op_shape,
+def expand(first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+           op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps,
+           sp_arity, sp_index, sp_a, sp_b,
            bank, img_off, img_h, img_w, img_hash, img_tab,
            ch_key, ch_val,
            st_nodes, st_parent, st_op, st_depth, st_flags, st_score, st_tab,
            meta, room_states, room_images, room_cells, room_children):
-    """Expand states first .. last - 1 (all at `depth`) by every op; return the next state to
-    expand (== last when done). Stops early, before running out of the room the driver left.
+    """Expand states first .. last - 1 by every op; return the next state to expand (== last
+    when done). Stops early, before running out of the room the driver left. New states are
+    numbered from meta[N_STATES]; those from `level_first` on belong to the level being built.
 
-    Op k runs kernel `fns<arity>[op_index[k]]` (the kernels, compiled, grouped by how many
-    parameters they take) with parameters op_a[k], op_b[k]."""
+    Op k is a grid step (op_split[k] < 0): kernel `fns<arity>[op_index[k]]` with parameters
+    op_a[k], op_b[k]; or a split followed by a join (op_split[k] = j >= 0): split op j (kernel
+    `sp<sp_arity[j]>[sp_index[j]]` with sp_a[j], sp_b[j]) into parts, then join
+    `jn0[op_index[k]]` of them into one image. A step costs op_steps[k] of the depth (a split
+    and its join two): a state's depth is st_depth, and no program goes past max_depth."""
     n_ops = len(op_arity)
     n_in = st_nodes.shape[1]
     row = np.empty(n_in, dtype=np.int32)
-    leaf = depth + 1 == max_depth
+    # the parts of the split last made of each input's image (ops come grouped by split)
+    sp_buf = [np.zeros(0, dtype=np.uint8) for _ in range(n_in)]
+    sp_meta = [np.zeros((0, 3), dtype=np.int64) for _ in range(n_in)]
+    sp_of = np.full(n_in, -1, dtype=np.int64)
+    sp_node = np.full(n_in, -1, dtype=np.int64)
     s = first
     while s < last:
         if meta[N_STATES] + n_ops > room_states or meta[N_IMG] + n_ops * n_in > room_images or \
@@ -228,9 +237,12 @@ def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
                 meta[CHILDREN] + n_ops * n_in > room_children:
             return s
         sized = st_flags[s] & SIZED
+        depth = st_depth[s]
         for k in range(n_ops):
-            if op_first[k] and depth > 0:
+            nd = depth + op_steps[k]
+            if nd > max_depth or (op_first[k] and depth > 0):
                 continue
+            leaf = nd == max_depth
             # a last step must be able to give the outputs' size: "keep" needs a sized state,
             # "change" (never the same shape) an unsized one
             if leaf and ((op_shape[k] == 1 and not sized) or (op_shape[k] == 2 and sized)):
@@ -244,12 +256,30 @@ def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
                     child = ch_val[slot]
                 else:
                     g = view(bank, img_off, img_h, img_w, node)
-                    if op_arity[k] == 0:
-                        out = fns0[op_index[k]](g)
-                    elif op_arity[k] == 1:
-                        out = fns1[op_index[k]](g, op_a[k])
+                    j = op_split[k]
+                    if j < 0:
+                        if op_arity[k] == 0:
+                            out = fns0[op_index[k]](g)
+                        elif op_arity[k] == 1:
+                            out = fns1[op_index[k]](g, op_a[k])
+                        else:
+                            out = fns2[op_index[k]](g, op_a[k], op_b[k])
                     else:
-                        out = fns2[op_index[k]](g, op_a[k], op_b[k])
+                        if sp_of[i] != j or sp_node[i] != node:
+                            if sp_arity[j] == 0:
+                                buf, parts = sp0[sp_index[j]](g)
+                            elif sp_arity[j] == 1:
+                                buf, parts = sp1[sp_index[j]](g, sp_a[j])
+                            else:
+                                buf, parts = sp2[sp_index[j]](g, sp_a[j], sp_b[j])
+                            sp_buf[i] = buf
+                            sp_meta[i] = parts
+                            sp_of[i] = j
+                            sp_node[i] = node
+                        if sp_meta[i].shape[0] == 0:
+                            out = np.zeros((0, 0), dtype=np.uint8)
+                        else:
+                            out = jn0[op_index[k]](sp_buf[i], sp_meta[i])
                     rows, cols = out.shape
                     if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
                         child = NOT_APPLICABLE
@@ -269,7 +299,12 @@ def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
                 continue
             meta[GENERATED] += 1
             slot = _state_slot(st_nodes, st_tab, row)
-            if st_tab[slot] != EMPTY:
+            t = st_tab[slot]
+            if t != EMPTY:
+                if t >= level_first and st_depth[t] > nd:
+                    st_parent[t] = s  # found again, shallower, before its level is expanded
+                    st_op[t] = k
+                    st_depth[t] = nd
                 continue
             flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
             if leaf and not flags & SIZED:
@@ -278,7 +313,7 @@ def expand(first, last, depth, max_depth, n_demo, out_ids, fns0, fns1, fns2,
             st_nodes[t] = row
             st_parent[t] = s
             st_op[t] = k
-            st_depth[t] = depth + 1
+            st_depth[t] = nd
             st_flags[t] = flags
             st_score[t] = right
             st_tab[slot] = t

@@ -1,11 +1,16 @@
-"""The kernel primitives as the compiled core calls them: grouped by how many parameters they
-take, each compiled for exactly one signature, so that a tuple of them is a typed table of
-function pointers the enumeration indexes at run time (no kernel is linked into the core, which
-keeps its compile short).
+"""The kernel primitives as the compiled core calls them: grouped by what they map (grid ->
+grid, split: grid -> parts, join: parts -> grid) and by how many parameters they take, each
+compiled for exactly one signature, so that a tuple of them is a typed table of function
+pointers the enumeration indexes at run time (no kernel is linked into the core, which keeps
+its compile short).
 
 `tables()` compiles (or loads from numba's cache) every kernel once per process. On a cold
 cache it first compiles them in parallel child processes, one slice each, which write the
-cache this process then reads. Without numba the tables hold the plain Python functions.
+cache this process then reads. Each group is handed to the core as a numba typed List of
+first-class functions: a tuple of them would be typed and unboxed again on every call into the
+core (about 10 ms for a hundred kernels), a typed List is one pointer. Without numba the tables
+hold lists of the plain Python functions. A group no kernel falls in holds a stub that is never
+called (numba cannot index an empty group).
 """
 
 from __future__ import annotations
@@ -14,22 +19,52 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from shared.solvers.dsl import jit
+from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.primitives.kernels import empty, no_parts
+from shared.solvers.dsl.types import GRID, GRIDS
+
+try:
+    from numba.typed import List
+except ImportError:  # no numba: the tables are plain lists
+    List = list
+
+KINDS = {(GRID, GRID): "grid", (GRID, GRIDS): "split", (GRIDS, GRID): "join"}
+ARITIES = {"grid": 3, "split": 3, "join": 1}  # the parameter counts the core's tables take, per kind
 
 _tables = None
 
 
+class Tables(NamedTuple):
+    grid: tuple    # (kernels taking 0, 1, 2 parameters), grid -> grid
+    split: tuple   # the same for grid -> parts
+    join: tuple    # (kernels taking no parameter,): parts -> grid
+    where: dict    # name -> (kind, arity, index in its tuple)
+
+
+def kind(name: str) -> str:
+    """What kernel `name` maps: "grid", "split" or "join"."""
+    p = PRIMITIVES[name]
+    return KINDS[(p.tin, p.tout)]
+
+
 def arity(name: str) -> int:
-    """How many parameters kernel `name` takes after its grid (the core passes at most two)."""
+    """How many parameters kernel `name` takes after its grid or parts."""
     p = PRIMITIVES[name]
     if p.params == "colours":
-        return 1
-    sizes = {len(a) for a in p.params}
-    if len(sizes) != 1 or max(sizes) > 2:
-        raise ValueError(f"kernel {name}: parameter sets of lengths {sorted(sizes)}; the core takes 0, 1 or 2")
-    return sizes.pop()
+        n = 1
+    else:
+        sizes = {len(a) for a in p.params}
+        if len(sizes) != 1:
+            raise ValueError(f"kernel {name}: parameter sets of lengths {sorted(sizes)}; the core takes one length")
+        n = sizes.pop()
+    if n >= ARITIES[kind(name)]:
+        raise ValueError(f"kernel {name}: {n} parameters; a {kind(name)} kernel in the core takes fewer than "
+                         f"{ARITIES[kind(name)]}")
+    return n
 
 
 def names() -> list[str]:
@@ -37,17 +72,75 @@ def names() -> list[str]:
     return [n for n, p in PRIMITIVES.items() if p.kernel is not None]
 
 
-def _signature(n_args: int):
+def _signature(k: str, n_args: int):
     from numba import types
 
     grid = types.Array(types.uint8, 2, "C")
-    return grid(grid, *([types.int64] * n_args))
+    buf = types.Array(types.uint8, 1, "C")
+    meta = types.Array(types.int64, 2, "C")
+    ints = [types.int64] * n_args
+    if k == "grid":
+        return grid(grid, *ints)
+    if k == "split":
+        return types.Tuple((buf, meta))(grid, *ints)
+    return grid(buf, meta, *ints)
 
 
 def compile_kernels(which: list[str]) -> None:
     """Compile the named kernels for the core's signatures (into the cache)."""
     for n in which:
-        PRIMITIVES[n].kernel.compile(_signature(arity(n)))
+        PRIMITIVES[n].kernel.compile(_signature(kind(n), arity(n)))
+
+
+@njit
+def _grid0(g):
+    return empty()
+
+
+@njit
+def _grid1(g, a):
+    return empty()
+
+
+@njit
+def _grid2(g, a, b):
+    return empty()
+
+
+@njit
+def _split0(g):
+    return no_parts()
+
+
+@njit
+def _split1(g, a):
+    return no_parts()
+
+
+@njit
+def _split2(g, a, b):
+    return no_parts()
+
+
+@njit
+def _join0(buf, meta):
+    return empty()
+
+
+@njit
+def _typed_list(fns):
+    """A tuple of first-class functions as a typed List (in compiled code only)."""
+    out = List()
+    for i in range(len(fns)):
+        out.append(fns[i])
+    return out
+
+
+def _table(group: list):
+    return _typed_list(tuple(group)) if jit.COMPILED else list(group)
+
+
+STUBS = {"grid": (_grid0, _grid1, _grid2), "split": (_split0, _split1, _split2), "join": (_join0,)}
 
 
 def _cache_is_cold(expected: int) -> bool:
@@ -71,26 +164,31 @@ def _compile_in_parallel(all_names: list[str]) -> None:
         p.wait()  # a child that failed leaves its kernels to be compiled here
 
 
-def tables() -> tuple[tuple, tuple, tuple, dict]:
-    """(kernels taking no parameter, one, two; name -> (arity, index in its tuple))."""
+def tables() -> Tables:
+    """Every kernel in the core's tables: by kind, then by parameter count."""
     global _tables
     if _tables is not None:
         return _tables
     all_names = names()
-    groups: list[list] = [[], [], []]
+    groups = {k: [[] for _ in range(n)] for k, n in ARITIES.items()}
     where = {}
     if jit.COMPILED and _cache_is_cold(len(all_names)):
         _compile_in_parallel(all_names)
     for n in all_names:
-        k = arity(n)
+        k, a = kind(n), arity(n)
         kern = PRIMITIVES[n].kernel
         if jit.COMPILED:
-            kern.compile(_signature(k))
+            kern.compile(_signature(k, a))
             kern.disable_compile()  # one signature: a first-class function the core can index
-        where[n] = (k, len(groups[k]))
-        groups[k].append(kern)
-    for k, group in enumerate(groups):
-        if not group:
-            raise RuntimeError(f"no kernel primitive takes {k} parameters: the core's tables need one of each")
-    _tables = (tuple(groups[0]), tuple(groups[1]), tuple(groups[2]), where)
+        where[n] = (k, a, len(groups[k][a]))
+        groups[k][a].append(kern)
+    for k, by_arity in groups.items():
+        for a, group in enumerate(by_arity):
+            if not group:
+                stub = STUBS[k][a]
+                if jit.COMPILED:
+                    stub.compile(_signature(k, a))
+                    stub.disable_compile()
+                group.append(stub)
+    _tables = Tables(*(tuple(_table(g) for g in groups[k]) for k in ("grid", "split", "join")), where)
     return _tables

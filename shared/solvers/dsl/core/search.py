@@ -4,7 +4,8 @@ fill, and reads back what the search found.
 
 `CoreSearch(demo_inputs, demo_outputs, test_inputs, deadline, max_depth).run()` enumerates every
 program of kernel primitives up to `max_depth` steps (parameters baked in, one op per parameter
-set, colours from the task), cheapest depth first. Afterwards `exact()` are the states that
+set, colours from the task), shallowest first. A split into parts and the join that makes one
+image of them are one op of the core that costs two steps of the depth. Afterwards `exact()` are the states that
 reproduce every demo output, `sized()` those with the outputs' shapes ranked by cells right,
 `grids(s)` a state's images and `node(s)` its program, which prints with the registry's
 primitives (the same kernels, called from Python).
@@ -44,9 +45,15 @@ class CoreStats:
     depth_seconds: dict = field(default_factory=dict)  # depth -> seconds when it was exhausted
 
 
-def core_ops(colours: list[int]) -> list[Op]:
-    """The ops the core enumerates: every search op whose primitive has a kernel."""
-    return [op for op in search_ops(colours) if op.prim.kernel is not None]
+def core_ops(colours: list[int]) -> list[tuple[Op, ...]]:
+    """The ops the core enumerates, each as the steps it takes: every grid -> grid search op whose
+    primitive has a kernel, then every split kernel op followed by every join kernel op
+    (grouped by split, so each split runs once per image and state)."""
+    ops = [op for op in search_ops(colours) if op.prim.kernel is not None]
+    grid = [(op,) for op in ops if kernels.kind(op.prim.name) == "grid"]
+    splits = [op for op in ops if kernels.kind(op.prim.name) == "split"]
+    joins = [op for op in ops if kernels.kind(op.prim.name) == "join"]
+    return grid + [(sp, jn) for sp in splits for jn in joins]
 
 
 class CoreSearch:
@@ -60,7 +67,7 @@ class CoreSearch:
         self.max_bytes = max_bytes
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
         self.ops = core_ops(colours)
-        self.fns0, self.fns1, self.fns2, self.where = kernels.tables()
+        self.tables = kernels.tables()
         self.stats = CoreStats()
         self._op_arrays()
         n_in = len(self.inputs)
@@ -73,14 +80,28 @@ class CoreSearch:
 
     # ----- arrays -----
     def _op_arrays(self) -> None:
-        ops = self.ops
-        self.op_arity = np.array([self.where[op.prim.name][0] for op in ops], dtype=np.int64)
-        self.op_index = np.array([self.where[op.prim.name][1] for op in ops], dtype=np.int64)
-        enc = [[encode(a) for a in op.args] + [0, 0] for op in ops]
-        self.op_a = np.array([e[0] for e in enc], dtype=np.int64)
-        self.op_b = np.array([e[1] for e in enc], dtype=np.int64)
-        self.op_first = np.array([op.prim.first for op in ops], dtype=np.bool_)
-        self.op_shape = np.array([SHAPE_CODE[op.prim.shape] for op in ops], dtype=np.int64)
+        where = self.tables.where
+        splits = list(dict.fromkeys(steps[0] for steps in self.ops if len(steps) == 2))
+        split_id = {op: j for j, op in enumerate(splits)}
+
+        def args(op):
+            return [encode(a) for a in op.args] + [0, 0]
+
+        last = [steps[-1] for steps in self.ops]  # the grid step, or the join
+        self.op_arity = np.array([where[op.prim.name][1] for op in last], dtype=np.int64)
+        self.op_index = np.array([where[op.prim.name][2] for op in last], dtype=np.int64)
+        self.op_a = np.array([args(op)[0] for op in last], dtype=np.int64)
+        self.op_b = np.array([args(op)[1] for op in last], dtype=np.int64)
+        self.op_first = np.array([steps[0].prim.first for steps in self.ops], dtype=np.bool_)
+        self.op_shape = np.array([SHAPE_CODE[steps[0].prim.shape] if len(steps) == 1 else 0 for steps in self.ops],
+                                 dtype=np.int64)
+        self.op_split = np.array([split_id[steps[0]] if len(steps) == 2 else -1 for steps in self.ops],
+                                 dtype=np.int64)
+        self.op_steps = np.array([len(steps) for steps in self.ops], dtype=np.int64)
+        self.sp_arity = np.array([where[op.prim.name][1] for op in splits] or [0], dtype=np.int64)
+        self.sp_index = np.array([where[op.prim.name][2] for op in splits] or [0], dtype=np.int64)
+        self.sp_a = np.array([args(op)[0] for op in splits] or [0], dtype=np.int64)
+        self.sp_b = np.array([args(op)[1] for op in splits] or [0], dtype=np.int64)
 
     def _alloc_images(self, n: int, cells: int) -> None:
         self.bank = np.zeros(cells, dtype=np.uint8)
@@ -191,7 +212,7 @@ class CoreSearch:
                     self.stats.stopped = "time"
                     break
                 t0 = time.monotonic()
-                nxt = self._expand(s, min(last, s + batch), depth)
+                nxt = self._expand(s, min(last, s + batch), new_first)
                 if nxt < min(last, s + batch) and not self._grow():
                     self.stats.stopped = "memory"
                     break
@@ -201,7 +222,8 @@ class CoreSearch:
                 batch = max(1, min(4096, int(batch * (CHUNK_S / took if took > 1e-4 else 4))))
             self.levels.append((new_first, int(self.meta[E.N_STATES])))
             if self.meta[E.N_STATES] > new_first:
-                self.stats.max_depth_reached = depth + 1
+                self.stats.max_depth_reached = max(self.stats.max_depth_reached,
+                                                   int(self.st_depth[new_first:int(self.meta[E.N_STATES])].max()))
             if self.stats.stopped:
                 break
             self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
@@ -215,11 +237,13 @@ class CoreSearch:
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
 
-    def _expand(self, first: int, last: int, depth: int) -> int:
+    def _expand(self, first: int, last: int, level_first: int) -> int:
         room = self._room()
-        return int(E.expand(first, last, depth, self.max_depth, self.n_demo, self.out_ids,
-                            self.fns0, self.fns1, self.fns2,
+        t = self.tables
+        return int(E.expand(first, last, level_first, self.max_depth, self.n_demo, self.out_ids,
+                            *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
+                            self.op_split, self.op_steps, self.sp_arity, self.sp_index, self.sp_a, self.sp_b,
                             self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab,
                             self.ch_key, self.ch_val,
                             self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score,
@@ -240,7 +264,7 @@ class CoreSearch:
     def steps(self, s: int) -> list[Op]:
         chain = []
         while self.st_parent[s] >= 0 and s != 0:
-            chain.append(self.ops[int(self.st_op[s])])
+            chain.extend(self.ops[int(self.st_op[s])][::-1])
             s = int(self.st_parent[s])
         return chain[::-1]
 

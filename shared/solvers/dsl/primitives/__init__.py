@@ -39,4 +39,4 @@ def preload() -> int:
     compiler and no cache files."""
     from shared.solvers.dsl.core.kernels import tables  # the core's tables: each kernel compiled once
 
-    return len(tables()[3])
+    return len(tables().where)

@@ -3,6 +3,12 @@ bounding boxes and connected components, on uint8 grids.
 
 A kernel returns a new C-contiguous uint8 grid, or `empty()` (shape 0 x 0) where it does not
 apply; the registry's wrapper turns that into None for Python callers.
+
+A list of parts (objects, cells) is held packed: `buf`, a uint8 array with every part's cells
+one after the other, and `meta`, an int64 (n, 3) array of each part's offset in buf, height and
+width. `new_parts` makes room for parts of given shapes, `part` is one of them as a 2-D view,
+`no_parts` is the empty list (a split's "does not apply"); `pack` and `unpack` convert from and
+to a tuple of grids in Python.
 """
 
 from __future__ import annotations
@@ -187,3 +193,47 @@ def cells_box(cells, a, b, w):
         y, x = cells[i] // w, cells[i] % w
         y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
     return y0, y1, x0, x1
+
+
+@njit
+def no_parts():
+    """The empty list of parts: a split's "does not apply"."""
+    return np.zeros(0, dtype=np.uint8), np.zeros((0, 3), dtype=np.int64)
+
+
+@njit
+def new_parts(hs, ws):
+    """(buf, meta) with room for parts of heights hs and widths ws, cells zero."""
+    n = hs.shape[0]
+    meta = np.empty((n, 3), dtype=np.int64)
+    off = 0
+    for i in range(n):
+        meta[i, 0] = off
+        meta[i, 1] = hs[i]
+        meta[i, 2] = ws[i]
+        off += hs[i] * ws[i]
+    return np.zeros(off, dtype=np.uint8), meta
+
+
+@njit
+def part(buf, meta, i):
+    """Part i as a 2-D view into buf (writes go to buf)."""
+    off, h, w = meta[i, 0], meta[i, 1], meta[i, 2]
+    return buf[off:off + h * w].reshape((h, w))
+
+
+def pack(parts) -> tuple[np.ndarray, np.ndarray]:
+    """A tuple of grids as (buf, meta)."""
+    parts = [np.ascontiguousarray(p, dtype=np.uint8) for p in (parts or ())]
+    meta = np.zeros((len(parts), 3), dtype=np.int64)
+    off = 0
+    for i, p in enumerate(parts):
+        meta[i] = (off, p.shape[0], p.shape[1])
+        off += p.size
+    buf = np.concatenate([p.ravel() for p in parts]) if parts else np.zeros(0, dtype=np.uint8)
+    return np.ascontiguousarray(buf, dtype=np.uint8), meta
+
+
+def unpack(buf: np.ndarray, meta: np.ndarray) -> tuple:
+    """(buf, meta) as a tuple of grids (copies)."""
+    return tuple(buf[o:o + h * w].reshape(h, w).copy() for o, h, w in meta.tolist())

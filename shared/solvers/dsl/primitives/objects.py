@@ -3,18 +3,29 @@
 An object is the crop of its bounding box holding only its own cells (the rest 0); a box is
 the whole crop of the input under that bounding box. Objects come in reading order of their
 top-left corners, so a pick like `first` is well defined.
+
+The splits and picks are list kernels (`kernels`: a list of parts held packed as `buf`, `meta`);
+`components` serves the Python callers that want the cells of each component.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
 
 import numpy as np
 from scipy import ndimage
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, label
+from shared.solvers.dsl.primitives.kernels import (
+    cells_box,
+    counts,
+    empty,
+    label,
+    new_parts,
+    no_parts,
+    object_cells,
+    part,
+)
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
 
@@ -56,69 +67,92 @@ def components(g: Grid, diagonal: bool = True, by_colour: bool = False) -> list[
     return list(_component_arrays(g.tobytes(), g.shape[0], g.shape[1], diagonal, by_colour))
 
 
-def _crop_object(g: Grid, ys: np.ndarray, xs: np.ndarray) -> Grid:
-    y0, x0 = ys.min(), xs.min()
-    out = np.zeros((ys.max() - y0 + 1, xs.max() - x0 + 1), dtype=np.uint8)
-    out[ys - y0, xs - x0] = g[ys, xs]
-    return out
+@njit
+def _split(g, diagonal, by_colour, whole_box):
+    """Each component's box as a part: its own cells only, or (whole_box) all of g under it."""
+    n, start, cells = object_cells(g, diagonal, by_colour)
+    if n == 0 or n > MAX_PARTS:
+        return no_parts()
+    w = g.shape[1]
+    y0s = np.empty(n, dtype=np.int64)
+    x0s = np.empty(n, dtype=np.int64)
+    hs = np.empty(n, dtype=np.int64)
+    ws = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        y0s[i], x0s[i], hs[i], ws[i] = y0, x0, y1 - y0 + 1, x1 - x0 + 1
+    buf, meta = new_parts(hs, ws)
+    for i in range(n):
+        p = part(buf, meta, i)
+        if whole_box:
+            for y in range(hs[i]):
+                for x in range(ws[i]):
+                    p[y, x] = g[y0s[i] + y, x0s[i] + x]
+        else:
+            for k in range(start[i], start[i + 1]):
+                y, x = cells[k] // w, cells[k] % w
+                p[y - y0s[i], x - x0s[i]] = g[y, x]
+    return buf, meta
 
 
-def _objects(g: Grid, diagonal: bool, by_colour: bool) -> Grids | None:
-    comps = components(g, diagonal, by_colour)
-    if not comps or len(comps) > MAX_PARTS:
-        return None
-    return tuple(_crop_object(g, ys, xs) for ys, xs in comps)
-
-
-@primitive(GRID, GRIDS, cost=1)
+@primitive(GRID, GRIDS, cost=1, kernel=True)
 def objects(g: Grid) -> Grids | None:
     """Objects: 8-connected non-zero regions, any colours."""
-    return _objects(g, True, False)
+    return _split(g, True, False, False)
 
 
-@primitive(GRID, GRIDS, cost=1.5)
+@primitive(GRID, GRIDS, cost=1.5, kernel=True)
 def objects4(g: Grid) -> Grids | None:
     """Objects: 4-connected non-zero regions, any colours."""
-    return _objects(g, False, False)
+    return _split(g, False, False, False)
 
 
-@primitive(GRID, GRIDS, cost=1.5)
+@primitive(GRID, GRIDS, cost=1.5, kernel=True)
 def colour_objects(g: Grid) -> Grids | None:
     """Objects: 8-connected regions of one colour each."""
-    return _objects(g, True, True)
+    return _split(g, True, True, False)
 
 
-@primitive(GRID, GRIDS, cost=2)
+@primitive(GRID, GRIDS, cost=2, kernel=True)
 def colour_objects4(g: Grid) -> Grids | None:
     """Objects: 4-connected regions of one colour each."""
-    return _objects(g, False, True)
+    return _split(g, False, True, False)
 
 
-@primitive(GRID, GRIDS, cost=1.5)
+@primitive(GRID, GRIDS, cost=1.5, kernel=True)
 def boxes(g: Grid) -> Grids | None:
     """The input under each object's bounding box (other colours inside kept)."""
-    comps = components(g, True, False)
-    if not comps or len(comps) > MAX_PARTS:
-        return None
-    return tuple(g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy() for ys, xs in comps)
+    return _split(g, True, False, True)
 
 
-@primitive(GRID, GRIDS, cost=1.5)
+@primitive(GRID, GRIDS, cost=1.5, kernel=True)
 def colour_boxes(g: Grid) -> Grids | None:
     """The input under the bounding box of each one-colour object (frames give their contents)."""
-    comps = components(g, True, True)
-    if not comps or len(comps) > MAX_PARTS:
-        return None
-    return tuple(g[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy() for ys, xs in comps)
+    return _split(g, True, True, True)
 
 
-@primitive(GRID, GRIDS, cost=1.5)
+@primitive(GRID, GRIDS, cost=1.5, kernel=True)
 def colour_layers(g: Grid) -> Grids | None:
     """One grid per non-zero colour (cells of that colour only), in colour order."""
-    present = [c for c in range(1, 10) if (g == c).any()]
-    if not present:
-        return None
-    return tuple(np.where(g == c, g, 0).astype(np.uint8) for c in present)
+    cnt = counts(g)
+    n = 0
+    for c in range(1, 10):
+        if cnt[c] > 0:
+            n += 1
+    if n == 0:
+        return no_parts()
+    h, w = g.shape
+    buf, meta = new_parts(np.full(n, h, dtype=np.int64), np.full(n, w, dtype=np.int64))
+    i = 0
+    for c in range(1, 10):
+        if cnt[c] > 0:
+            p = part(buf, meta, i)
+            for y in range(h):
+                for x in range(w):
+                    if g[y, x] == c:
+                        p[y, x] = c
+            i += 1
+    return buf, meta
 
 
 @njit
@@ -174,129 +208,274 @@ def _size(o: Grid) -> int:
     return int(np.count_nonzero(o))
 
 
-def _pick(parts: tuple, key, largest: bool) -> Grid | None:
-    if not parts:
-        return None
-    scores = [key(p) for p in parts]
-    best = max(scores) if largest else min(scores)
-    winners = [p for p, s in zip(parts, scores, strict=True) if s == best]
-    # an ambiguous pick explains nothing; refuse it rather than guess
-    if len(winners) > 1 and any(not np.array_equal(winners[0], w) for w in winners[1:]):
-        return None
-    return winners[0]
+@njit
+def _same(buf, meta, i, j, mask):
+    """Whether parts i and j have one shape and equal cells (mask: equal non-zero cells)."""
+    if meta[i, 1] != meta[j, 1] or meta[i, 2] != meta[j, 2]:
+        return False
+    a, b = meta[i, 0], meta[j, 0]
+    for k in range(meta[i, 1] * meta[i, 2]):
+        if mask:
+            if (buf[a + k] != 0) != (buf[b + k] != 0):
+                return False
+        elif buf[a + k] != buf[b + k]:
+            return False
+    return True
 
 
-@primitive(GRIDS, GRID, cost=1)
-def largest(parts: Grids) -> Grid | None:
+@njit
+def _nonzero(p):
+    """Non-zero cells of p."""
+    n = 0
+    for v in p.ravel():
+        if v != 0:
+            n += 1
+    return n
+
+
+@njit
+def _colours(p):
+    """Distinct non-zero colours of p."""
+    cnt = counts(p)
+    n = 0
+    for c in range(1, 256):
+        if cnt[c] > 0:
+            n += 1
+    return n
+
+
+@njit
+def _pick(buf, meta, scores, largest):
+    """The part of the highest (largest) or lowest score; a tie of parts that differ refuses."""
+    n = meta.shape[0]
+    if n == 0:
+        return empty()
+    best = scores[0]
+    for i in range(1, n):
+        if (largest and scores[i] > best) or (not largest and scores[i] < best):
+            best = scores[i]
+    win = -1
+    for i in range(n):
+        if scores[i] == best:
+            if win < 0:
+                win = i
+            elif not _same(buf, meta, win, i, False):
+                return empty()  # an ambiguous pick explains nothing; refuse it rather than guess
+    return part(buf, meta, win).copy()
+
+
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def largest(buf, meta) -> Grid | None:
     """The part with the most non-zero cells."""
-    return _pick(parts, _size, True)
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        scores[i] = _nonzero(part(buf, meta, i))
+    return _pick(buf, meta, scores, True)
 
 
-@primitive(GRIDS, GRID, cost=1)
-def smallest(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def smallest(buf, meta) -> Grid | None:
     """The part with the fewest non-zero cells."""
-    return _pick(parts, _size, False)
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        scores[i] = _nonzero(part(buf, meta, i))
+    return _pick(buf, meta, scores, False)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def biggest_box(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def biggest_box(buf, meta) -> Grid | None:
     """The part with the largest area."""
-    return _pick(parts, lambda p: p.size, True)
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        scores[i] = meta[i, 1] * meta[i, 2]
+    return _pick(buf, meta, scores, True)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def most_colourful(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def most_colourful(buf, meta) -> Grid | None:
     """The part with the most distinct non-zero colours."""
-    return _pick(parts, lambda p: len(np.unique(p[p != 0])), True)
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        scores[i] = _colours(part(buf, meta, i))
+    return _pick(buf, meta, scores, True)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def least_colourful(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def least_colourful(buf, meta) -> Grid | None:
     """The part with the fewest distinct non-zero colours."""
-    return _pick(parts, lambda p: len(np.unique(p[p != 0])), False)
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        scores[i] = _colours(part(buf, meta, i))
+    return _pick(buf, meta, scores, False)
 
 
-def _odd_one(parts: Grids, keys: list) -> Grid | None:
-    """The one part (of three or more) whose key no other part shares."""
-    counts = Counter(keys)
-    odd = [p for p, k in zip(parts, keys, strict=True) if counts[k] == 1]
-    return odd[0] if len(odd) == 1 and len(parts) > 2 else None
+@njit
+def _odd_one(buf, meta, ids):
+    """The one part (of three or more) whose key no other part shares; ids[i] names part i's key."""
+    n = meta.shape[0]
+    if n <= 2:
+        return empty()
+    odd = -1
+    for i in range(n):
+        shared = False
+        for j in range(n):
+            if j != i and ids[j] == ids[i]:
+                shared = True
+                break
+        if not shared:
+            if odd >= 0:
+                return empty()
+            odd = i
+    if odd < 0:
+        return empty()
+    return part(buf, meta, odd).copy()
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def unique_colour(parts: Grids) -> Grid | None:
+@njit
+def _content_ids(buf, meta, mask):
+    """Each part's key as the first part equal to it (mask: by the shape of its non-zero cells)."""
+    n = meta.shape[0]
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = i
+        for j in range(i):
+            if ids[j] == j and _same(buf, meta, i, j, mask):
+                ids[i] = j
+                break
+    return ids
+
+
+@njit
+def _row_ids(keys):
+    """Each row's key as the first row equal to it."""
+    n, k = keys.shape
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = i
+        for j in range(i):
+            if ids[j] != j:
+                continue
+            eq = True
+            for c in range(k):
+                if keys[i, c] != keys[j, c]:
+                    eq = False
+                    break
+            if eq:
+                ids[i] = j
+                break
+    return ids
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def unique_colour(buf, meta) -> Grid | None:
     """The one part whose colour set no other part shares."""
-    keys = [tuple(np.unique(p[p != 0])) for p in parts]
-    return _odd_one(parts, keys)
+    n = meta.shape[0]
+    keys = np.zeros((n, 256), dtype=np.int64)
+    for i in range(n):
+        cnt = counts(part(buf, meta, i))
+        for c in range(1, 256):
+            if cnt[c] > 0:
+                keys[i, c] = 1
+    return _odd_one(buf, meta, _row_ids(keys))
 
 
-def _shape_key(p: Grid) -> bytes:
-    return (p != 0).tobytes() + bytes(p.shape)
-
-
-@primitive(GRIDS, GRID, cost=1.5)
-def unique_shape(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def unique_shape(buf, meta) -> Grid | None:
     """The one part whose shape (ignoring colour) no other part shares."""
-    keys = [_shape_key(p) for p in parts]
-    return _odd_one(parts, keys)
+    return _odd_one(buf, meta, _content_ids(buf, meta, True))
 
 
-def _symmetries(p: Grid) -> tuple:
-    square = p.shape[0] == p.shape[1]
-    return (np.array_equal(p, p[:, ::-1]), np.array_equal(p, p[::-1]), square and np.array_equal(p, p.T),
-            square and np.array_equal(p, p[::-1, ::-1].T))
+@njit
+def _symmetries(p):
+    """Whether p mirrors onto itself left-right, up-down, and (square only) on its two diagonals,
+    as 4 bits."""
+    h, w = p.shape
+    lr = ud = True
+    diag = anti = h == w
+    for y in range(h):
+        for x in range(w):
+            v = p[y, x]
+            if v != p[y, w - 1 - x]:
+                lr = False
+            if v != p[h - 1 - y, x]:
+                ud = False
+            if h == w:
+                if v != p[x, y]:
+                    diag = False
+                if v != p[h - 1 - x, w - 1 - y]:
+                    anti = False
+    return int(lr) + 2 * int(ud) + 4 * int(diag) + 8 * int(anti)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def unique_symmetry(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def unique_symmetry(buf, meta) -> Grid | None:
     """The one part whose mirror symmetries (left-right, up-down, the two diagonals) no other part shares."""
-    keys = [_symmetries(p) for p in parts]
-    return _odd_one(parts, keys)
+    n = meta.shape[0]
+    keys = np.empty((n, 1), dtype=np.int64)
+    for i in range(n):
+        keys[i, 0] = _symmetries(part(buf, meta, i))
+    return _odd_one(buf, meta, _row_ids(keys))
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def unique_part(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def unique_part(buf, meta) -> Grid | None:
     """The one part that differs from all others (exact content)."""
-    keys = [p.tobytes() + bytes(p.shape) for p in parts]
-    return _odd_one(parts, keys)
+    return _odd_one(buf, meta, _content_ids(buf, meta, False))
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def most_common(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def most_common(buf, meta) -> Grid | None:
     """The part that occurs most often (exact content)."""
-    keys = [p.tobytes() + bytes(p.shape) for p in parts]
-    counts = Counter(keys)
-    best = max(counts.values(), default=0)
-    tops = [k for k, n in counts.items() if n == best]
-    if best < 2 or len(tops) > 1:
-        return None
-    return parts[keys.index(tops[0])]
+    n = meta.shape[0]
+    ids = _content_ids(buf, meta, False)
+    times = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        times[ids[i]] += 1
+    best, top, tops = 0, -1, 0
+    for i in range(n):  # a key's count sits at its first part, so `top` is the first occurrence
+        if times[i] > best:
+            best, top, tops = times[i], i, 1
+        elif times[i] == best and best > 0:
+            tops += 1
+    if best < 2 or tops > 1:
+        return empty()
+    return part(buf, meta, top).copy()
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def first(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def first(buf, meta) -> Grid | None:
     """The first part in reading order."""
-    return parts[0] if parts else None
+    if meta.shape[0] == 0:
+        return empty()
+    return part(buf, meta, 0).copy()
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def last(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def last(buf, meta) -> Grid | None:
     """The last part in reading order."""
-    return parts[-1] if parts else None
+    if meta.shape[0] == 0:
+        return empty()
+    return part(buf, meta, meta.shape[0] - 1).copy()
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def most_cells_of_minor(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def most_cells_of_minor(buf, meta) -> Grid | None:
     """The part holding the most cells of the overall least frequent colour."""
-    if not parts:
-        return None
-    counts = Counter()
-    for p in parts:
-        counts.update(Counter(p[p != 0].tolist()))
-    if not counts:
-        return None
-    minor = min(counts, key=lambda c: (counts[c], c))
-    return _pick(parts, lambda p: int((p == minor).sum()), True)
+    n = meta.shape[0]
+    if n == 0:
+        return empty()
+    each = np.empty((n, 256), dtype=np.int64)
+    total = np.zeros(256, dtype=np.int64)
+    for i in range(n):
+        each[i] = counts(part(buf, meta, i))
+        total += each[i]
+    minor = 0  # the least frequent non-zero colour; ties to the lowest colour
+    for c in range(1, 256):
+        if total[c] > 0 and (minor == 0 or total[c] < total[minor]):
+            minor = c
+    if minor == 0:
+        return empty()
+    return _pick(buf, meta, each[:, minor].copy(), True)
 
 
 @primitive(GRIDS, GRIDS, cost=1)
@@ -305,24 +484,28 @@ def sort_by_size(parts: Grids) -> Grids | None:
     return tuple(sorted(parts, key=lambda p: -_size(p))) if len(parts) > 1 else None
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def count_cells(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def count_cells(buf, meta) -> Grid | None:
     """A 1 x n row of marker colour, one cell per part (counting them)."""
-    if not parts:
-        return None
-    return np.full((1, len(parts)), 10, dtype=np.uint8)
+    if meta.shape[0] == 0:
+        return empty()
+    return np.full((1, meta.shape[0]), 10, dtype=np.uint8)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def part_colours(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def part_colours(buf, meta) -> Grid | None:
     """Each part's most frequent non-zero colour, stacked as one column in the parts' order."""
-    if not parts or len(parts) > 30:
-        return None
-    column = []
-    for p in parts:
-        counts = np.bincount(p.ravel(), minlength=10)
-        counts[0] = 0
-        if not counts.any():
-            return None
-        column.append(int(np.argmax(counts)))
-    return np.array(column, dtype=np.uint8)[:, None]
+    n = meta.shape[0]
+    if n == 0 or n > 30:
+        return empty()
+    out = np.zeros((n, 1), dtype=np.uint8)
+    for i in range(n):
+        cnt = counts(part(buf, meta, i))
+        best = 0  # ties to the lowest colour
+        for c in range(1, 256):
+            if cnt[c] > 0 and (best == 0 or cnt[c] > cnt[best]):
+                best = c
+        if best == 0:
+            return empty()
+        out[i, 0] = best
+    return out

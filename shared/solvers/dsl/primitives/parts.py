@@ -3,6 +3,10 @@ putting parts back together (overlay, vote, logical and/or/xor, side by side).
 
 Logical combinations mark their true cells with the marker colour, so a learned recolour at
 the end picks the output colour from the demos.
+
+The splits and joins are list kernels (see `shared.solvers.dsl.primitives.kernels`): a split
+returns its parts packed as (buf, meta), `no_parts()` where it does not apply; a join reads
+packed parts and returns a new grid, `empty()` where it does not apply.
 """
 
 from __future__ import annotations
@@ -10,47 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty
+from shared.solvers.dsl.primitives.kernels import counts, empty, new_parts, no_parts
 from shared.solvers.dsl.primitives.lines import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
-
-
-def _separators(line_ok: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of indices that are not separators, as (start, stop)."""
-    spans, start = [], None
-    for i, sep in enumerate(list(line_ok) + [True]):
-        if not sep and start is None:
-            start = i
-        elif sep and start is not None:
-            spans.append((start, i))
-            start = None
-    return spans
-
-
-@primitive(GRID, GRIDS, cost=1)
-def split_lines(g: Grid) -> Grids | None:
-    """Cut along full lines of one non-zero colour (the one with most lines) into cells, reading order."""
-    cuts = _line_cuts(g)
-    if cuts is None:
-        return None
-    return tuple(g[a:b, p:q].copy() for a, b in cuts[0] for p, q in cuts[1])
-
-
-def _line_cuts(g: Grid, max_parts: int = MAX_PARTS) -> tuple[list, list] | None:
-    """Spans between full lines of the non-zero colour with the most such lines."""
-    best = None
-    for c in range(1, 10):
-        rows = (g == c).all(axis=1)
-        cols = (g == c).all(axis=0)
-        if not rows.any() and not cols.any() or rows.all():
-            continue
-        ry, rx = _separators(rows), _separators(cols)
-        n_lines = int(rows.sum() + cols.sum())
-        if len(ry) * len(rx) < 2 or len(ry) * len(rx) > max_parts or best and best[0] >= n_lines:
-            continue
-        best = (n_lines, ry, rx)
-    return (best[1], best[2]) if best else None
 
 
 @njit
@@ -110,6 +77,39 @@ def _cuts(g, max_parts):
             continue
         best, best_ry, best_rx = n_lines, ry, rx
     return best_ry, best_rx
+
+
+@njit
+def _cut_cells(g, ry, rx):
+    """The blocks g[a:b, p:q] of row spans x column spans, in reading order, as packed parts."""
+    n = ry.shape[0] * rx.shape[0]
+    hs = np.empty(n, dtype=np.int64)
+    ws = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            hs[k] = ry[i, 1] - ry[i, 0]
+            ws[k] = rx[j, 1] - rx[j, 0]
+            k += 1
+    buf, meta = new_parts(hs, ws)
+    k = 0
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            off, a, p, w = meta[k, 0], ry[i, 0], rx[j, 0], ws[k]
+            for y in range(hs[k]):
+                for x in range(w):
+                    buf[off + y * w + x] = g[a + y, p + x]
+            k += 1
+    return buf, meta
+
+
+@primitive(GRID, GRIDS, cost=1, kernel=True)
+def split_lines(g: Grid) -> Grids | None:
+    """Cut along full lines of one non-zero colour (the one with most lines) into cells, reading order."""
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] == 0:
+        return no_parts()
+    return _cut_cells(g, ry, rx)
 
 
 @njit
@@ -312,52 +312,114 @@ def gather_at(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def key_paint(parts: Grids) -> Grid | None:
+@njit
+def _size(meta, i):
+    """Cells of part i."""
+    return meta[i, 1] * meta[i, 2]
+
+
+@njit
+def _any_nonzero(buf, meta, i):
+    """Whether part i has a non-zero cell."""
+    off = meta[i, 0]
+    for j in range(_size(meta, i)):
+        if buf[off + j] != 0:
+            return True
+    return False
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def key_paint(buf, meta) -> Grid | None:
     """The largest part's shape coloured by the smallest non-empty part (a colour key) blown up to its size."""
-    full = [p for p in parts if p.any()]
-    if len(full) < 2:
-        return None
-    key = min(full, key=lambda p: p.size)
-    shape = max(full, key=lambda p: p.size)
-    if key.size == shape.size or shape.shape[0] % key.shape[0] or shape.shape[1] % key.shape[1] or not key.all():
-        return None
-    big = np.kron(key, np.ones((shape.shape[0] // key.shape[0], shape.shape[1] // key.shape[1]), dtype=np.uint8))
-    return np.where(shape != 0, big, 0).astype(np.uint8)
+    key, shape, nfull = -1, -1, 0
+    for i in range(meta.shape[0]):
+        if not _any_nonzero(buf, meta, i):
+            continue
+        nfull += 1
+        if key < 0 or _size(meta, i) < _size(meta, key):  # the first of the smallest
+            key = i
+        if shape < 0 or _size(meta, i) > _size(meta, shape):  # the first of the largest
+            shape = i
+    if nfull < 2:
+        return empty()
+    kh, kw, sh, sw = meta[key, 1], meta[key, 2], meta[shape, 1], meta[shape, 2]
+    if kh * kw == sh * sw or sh % kh != 0 or sw % kw != 0:
+        return empty()
+    ko, so = meta[key, 0], meta[shape, 0]
+    for j in range(kh * kw):
+        if buf[ko + j] == 0:
+            return empty()
+    fy, fx = sh // kh, sw // kw
+    out = np.zeros((sh, sw), dtype=np.uint8)
+    for y in range(sh):
+        for x in range(sw):
+            if buf[so + y * sw + x] != 0:
+                out[y, x] = buf[ko + (y // fy) * kw + x // fx]
+    return out
 
 
-def _equal_spans(n: int, k: int) -> list[tuple[int, int]] | None:
+@njit
+def _equal_spans(n, k):
+    """(start of span i = i * step, span length) for k equal spans of n cells, with one-cell
+    separators between them where k does not divide n; length 0 where they do not fit."""
     if n % k == 0:
-        s = n // k
-        return [(i * s, (i + 1) * s) for i in range(k)]
-    if (n - (k - 1)) % k == 0:  # k parts with one-cell separators between
-        s = (n - (k - 1)) // k
-        return [(i * (s + 1), i * (s + 1) + s) for i in range(k)]
-    return None
+        return n // k, n // k
+    m = n - (k - 1)  # k parts with one-cell separators between
+    if m > 0 and m % k == 0:
+        return m // k + 1, m // k
+    return 0, 0
 
 
-@primitive(GRID, GRIDS, cost=1, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3)))
+@primitive(GRID, GRIDS, cost=1, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3)), kernel=True)
 def split_grid(g: Grid, ry: int, rx: int) -> Grids | None:
     """Cut into ry x rx equal parts (skipping one-cell separators), reading order."""
-    ys, xs = _equal_spans(g.shape[0], ry), _equal_spans(g.shape[1], rx)
-    if ys is None or xs is None or ys[0][1] - ys[0][0] < 1 or xs[0][1] - xs[0][0] < 1:
-        return None
-    return tuple(g[a:b, p:q].copy() for a, b in ys for p, q in xs)
+    h, w = g.shape
+    stepy, sy = _equal_spans(h, ry)
+    stepx, sx = _equal_spans(w, rx)
+    if sy < 1 or sx < 1:
+        return no_parts()
+    ys = np.empty((ry, 2), dtype=np.int64)
+    xs = np.empty((rx, 2), dtype=np.int64)
+    for i in range(ry):
+        ys[i, 0], ys[i, 1] = i * stepy, i * stepy + sy
+    for j in range(rx):
+        xs[j, 0], xs[j, 1] = j * stepx, j * stepx + sx
+    return _cut_cells(g, ys, xs)
 
 
-def _same_shape(parts: Grids) -> bool:
-    return len(parts) >= 2 and all(p.shape == parts[0].shape for p in parts)
+@njit
+def _same_shape(meta):
+    """Whether there are two or more parts, all of one shape."""
+    n = meta.shape[0]
+    if n < 2:
+        return False
+    for i in range(1, n):
+        if meta[i, 1] != meta[0, 1] or meta[i, 2] != meta[0, 2]:
+            return False
+    return True
 
 
-@primitive(GRIDS, GRID, cost=1)
-def overlay(parts: Grids) -> Grid | None:
+@njit
+def _paint(buf, meta, reverse):
+    """The parts painted over each other in order (or in reverse), later over earlier, 0 clear."""
+    if not _same_shape(meta):
+        return empty()
+    n, h, w = meta.shape[0], meta[0, 1], meta[0, 2]
+    out = np.zeros((h, w), dtype=np.uint8)
+    for k in range(n):
+        off = meta[n - 1 - k if reverse else k, 0]
+        for y in range(h):
+            for x in range(w):
+                v = buf[off + y * w + x]
+                if v != 0:
+                    out[y, x] = v
+    return out
+
+
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def overlay(buf, meta) -> Grid | None:
     """Paint the parts on top of each other, later parts over earlier ones (0 is clear)."""
-    if not _same_shape(parts):
-        return None
-    out = parts[0].copy()
-    for p in parts[1:]:
-        out = np.where(p != 0, p, out)
-    return out.astype(np.uint8)
+    return _paint(buf, meta, False)
 
 
 @primitive(GRIDS, GRID, search=False)
@@ -368,100 +430,172 @@ def overlay_order(parts: Grids, order: tuple) -> Grid | None:
     return overlay(tuple(parts[i] for i in order))
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def overlay_reversed(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def overlay_reversed(buf, meta) -> Grid | None:
     """Paint the parts on top of each other, earlier parts over later ones."""
-    return overlay(parts[::-1]) if parts else None
+    return _paint(buf, meta, True)
 
 
-def _masks(parts: Grids) -> np.ndarray | None:
-    """Non-zero masks of two or more same-shaped parts, stacked."""
-    if not _same_shape(parts):
-        return None
-    return np.stack([p != 0 for p in parts])
+_AND, _OR, _XOR, _NOR, _DIFF = 0, 1, 2, 3, 4  # the logical joins, as _logic receives them
 
 
-def _two(parts: Grids) -> tuple[np.ndarray, np.ndarray] | None:
-    if len(parts) != 2 or parts[0].shape != parts[1].shape:
-        return None
-    return parts[0] != 0, parts[1] != 0
+@njit
+def _logic(buf, meta, op):
+    """Mark with MARKER the cells where the parts' non-zero cells meet the condition `op`: two or
+    more parts of one shape (_DIFF: exactly two)."""
+    if not _same_shape(meta) or op == _DIFF and meta.shape[0] != 2:
+        return empty()
+    n, h, w = meta.shape[0], meta[0, 1], meta[0, 2]
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            k = 0  # parts non-zero here
+            for i in range(n):
+                if buf[meta[i, 0] + y * w + x] != 0:
+                    k += 1
+            if op == _AND:
+                on = k == n
+            elif op == _OR:
+                on = k > 0
+            elif op == _XOR:
+                on = k == 1
+            elif op == _NOR:
+                on = k == 0
+            else:
+                on = buf[meta[0, 0] + y * w + x] != 0 and buf[meta[1, 0] + y * w + x] == 0
+            if on:
+                out[y, x] = MARKER
+    return out
 
 
-def _marked(m: np.ndarray) -> Grid:
-    return np.where(m, MARKER, 0).astype(np.uint8)
-
-
-@primitive(GRIDS, GRID, cost=1)
-def and_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def and_parts(buf, meta) -> Grid | None:
     """Mark cells non-zero in every part."""
-    m = _masks(parts)
-    return None if m is None else _marked(m.all(axis=0))
+    return _logic(buf, meta, _AND)
 
 
-@primitive(GRIDS, GRID, cost=1)
-def or_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def or_parts(buf, meta) -> Grid | None:
     """Mark cells non-zero in any part."""
-    m = _masks(parts)
-    return None if m is None else _marked(m.any(axis=0))
+    return _logic(buf, meta, _OR)
 
 
-@primitive(GRIDS, GRID, cost=1)
-def xor_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def xor_parts(buf, meta) -> Grid | None:
     """Mark cells non-zero in exactly one part."""
-    m = _masks(parts)
-    return None if m is None else _marked(m.sum(axis=0) == 1)
+    return _logic(buf, meta, _XOR)
 
 
-@primitive(GRIDS, GRID, cost=1)
-def nor_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def nor_parts(buf, meta) -> Grid | None:
     """Mark cells zero in every part."""
-    m = _masks(parts)
-    return None if m is None else _marked(~m.any(axis=0))
+    return _logic(buf, meta, _NOR)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def vote_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def vote_parts(buf, meta) -> Grid | None:
     """Each cell takes the colour most parts agree on there (ties to the lowest colour)."""
-    if not _same_shape(parts) or len(parts) < 3:
-        return None
-    stack = np.stack(parts)
-    counts = np.stack([(stack == c).sum(axis=0) for c in range(10)])
-    return counts.argmax(axis=0).astype(np.uint8)
+    if not _same_shape(meta) or meta.shape[0] < 3:
+        return empty()
+    n, h, w = meta.shape[0], meta[0, 1], meta[0, 2]
+    out = np.zeros((h, w), dtype=np.uint8)
+    votes = np.zeros(10, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            votes[:] = 0
+            for i in range(n):
+                v = buf[meta[i, 0] + y * w + x]
+                if v < 10:  # colours 0-9 vote; a marker does not
+                    votes[v] += 1
+            best = 0
+            for c in range(1, 10):
+                if votes[c] > votes[best]:
+                    best = c
+            out[y, x] = best
+    return out
 
 
-@primitive(GRIDS, GRID, cost=1)
-def diff_parts(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1, kernel=True)
+def diff_parts(buf, meta) -> Grid | None:
     """Mark cells non-zero in the first of two parts and zero in the second."""
-    ab = _two(parts)
-    return None if ab is None else _marked(ab[0] & ~ab[1])
+    return _logic(buf, meta, _DIFF)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def stack_across(parts: Grids) -> Grid | None:
+@njit
+def _stack(buf, meta, across):
+    """The parts side by side (across) or one above the other, when they line up and fit."""
+    n = meta.shape[0]
+    if n == 0:
+        return empty()
+    along = 1 if across else 2  # the side that must agree: heights across, widths down
+    total = 0
+    for i in range(n):
+        if meta[i, along] != meta[0, along]:
+            return empty()
+        total += meta[i, 3 - along]
+    if total > MAX_SIDE:
+        return empty()
+    h, w = (meta[0, 1], total) if across else (total, meta[0, 2])
+    out = np.zeros((h, w), dtype=np.uint8)
+    at = 0
+    for i in range(n):
+        off, ph, pw = meta[i, 0], meta[i, 1], meta[i, 2]
+        for y in range(ph):
+            for x in range(pw):
+                if across:
+                    out[y, at + x] = buf[off + y * pw + x]
+                else:
+                    out[at + y, x] = buf[off + y * pw + x]
+        at += pw if across else ph
+    return out
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def stack_across(buf, meta) -> Grid | None:
     """Put the parts side by side (equal heights)."""
-    if not parts or any(p.shape[0] != parts[0].shape[0] for p in parts):
-        return None
-    out = np.hstack(parts)
-    return out if out.shape[1] <= MAX_SIDE else None
+    return _stack(buf, meta, True)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def stack_down(parts: Grids) -> Grid | None:
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def stack_down(buf, meta) -> Grid | None:
     """Put the parts one above the other (equal widths)."""
-    if not parts or any(p.shape[1] != parts[0].shape[1] for p in parts):
-        return None
-    out = np.vstack(parts)
-    return out if out.shape[0] <= MAX_SIDE else None
+    return _stack(buf, meta, False)
 
 
-@primitive(GRIDS, GRID, cost=1.5)
-def kron_parts(parts: Grids) -> Grid | None:
+@njit
+def _single_colour(buf, meta, i):
+    """Whether part i's non-zero cells are all of one colour (and there are some)."""
+    off, c = meta[i, 0], 0
+    for j in range(meta[i, 1] * meta[i, 2]):
+        v = buf[off + j]
+        if v != 0:
+            if c == 0:
+                c = v
+            elif v != c:
+                return False
+    return c != 0
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def kron_parts(buf, meta) -> Grid | None:
     """Two parts, one of a single colour: each coloured cell of the other becomes a copy of that shape in its colour."""
-    if len(parts) != 2 or parts[0].shape != parts[1].shape:
-        return None
-    single = [len(np.unique(p[p != 0])) == 1 for p in parts]
-    if single[0] == single[1]:
-        return None
-    shape, colours = (parts[0], parts[1]) if single[0] else (parts[1], parts[0])
-    out = np.kron(colours, (shape != 0).astype(np.uint8))
-    return out if max(out.shape) <= MAX_SIDE else None
+    if meta.shape[0] != 2 or meta[0, 1] != meta[1, 1] or meta[0, 2] != meta[1, 2]:
+        return empty()
+    s0, s1 = _single_colour(buf, meta, 0), _single_colour(buf, meta, 1)
+    if s0 == s1:
+        return empty()
+    h, w = meta[0, 1], meta[0, 2]
+    if h * h > MAX_SIDE or w * w > MAX_SIDE:
+        return empty()
+    so, co = (meta[0, 0], meta[1, 0]) if s0 else (meta[1, 0], meta[0, 0])
+    out = np.zeros((h * h, w * w), dtype=np.uint8)
+    for i in range(h):
+        for j in range(w):
+            c = buf[co + i * w + j]
+            if c == 0:
+                continue
+            for y in range(h):
+                for x in range(w):
+                    if buf[so + y * w + x] != 0:
+                        out[i * h + y, j * w + x] = c
+    return out

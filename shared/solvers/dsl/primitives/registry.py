@@ -14,6 +14,11 @@ there, a boolean as 0 / 1; printed programs keep the word). It is compiled
 (`shared.solvers.dsl.jit`), the compiled search core calls it directly, and Python callers get
 a wrapper that takes any integer grid and returns None where the kernel returns its empty
 grid. One implementation serves the core, printed programs and the sandbox.
+List kernels work the same way on lists of parts, which a kernel holds packed
+(`shared.solvers.dsl.primitives.kernels`: one uint8 buffer and an (n, 3) table of offset, height
+and width): a split (grid -> grids) returns `(buf, meta)`, no rows where it does not apply; a
+join (grids -> grid) takes `(buf, meta, *params)` and returns a grid. Their Python wrappers take
+and give tuples of grids.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.types import GRID
+from shared.solvers.dsl.primitives.kernels import pack, unpack
+from shared.solvers.dsl.types import GRID, GRIDS
 
 
 @dataclass(frozen=True)
@@ -61,14 +67,27 @@ def encode(a) -> int:
     raise ValueError(f"kernel parameter {a!r}: an integer, a boolean or a word of registry.WORDS")
 
 
-def _wrap_kernel(fn: Callable) -> tuple[Callable, Callable]:
+def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]:
     """The compiled kernel of `fn`, and the Python-facing primitive that calls it."""
     kern = njit(fn)
 
-    @functools.wraps(fn)
-    def call(g, *args):
-        out = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
-        return None if out.size == 0 else out
+    if (tin, tout) == (GRID, GRID):
+        @functools.wraps(fn)
+        def call(g, *args):
+            out = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
+            return None if out.size == 0 else out
+    elif (tin, tout) == (GRID, GRIDS):
+        @functools.wraps(fn)
+        def call(g, *args):
+            buf, meta = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
+            return None if meta.shape[0] == 0 else unpack(buf, meta)
+    elif (tin, tout) == (GRIDS, GRID):
+        @functools.wraps(fn)
+        def call(parts, *args):
+            out = kern(*pack(parts), *(encode(a) for a in args))
+            return None if out.size == 0 else out
+    else:
+        raise ValueError(f"primitive {fn.__name__}: a kernel maps grid -> grid, grid -> grids or grids -> grid")
 
     call.kernel = kern
     return call, kern
@@ -92,13 +111,11 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
             raise ValueError(f"primitive {name}: shape must be keep, change or any")
         kern = None
         if kernel:
-            if tin != GRID or tout != GRID:
-                raise ValueError(f"primitive {name}: a kernel maps a grid to a grid")
             if params != "colours":
                 for args in params:
                     for a in args:
                         encode(a)  # raises on a parameter a kernel cannot take
-            fn, kern = _wrap_kernel(fn)
+            fn, kern = _wrap_kernel(fn, tin, tout)
         PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first, kern)
         return fn
 
