@@ -111,12 +111,15 @@ class DslSolver:
     name = "dsl"
 
     def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
-                 core_depth: int = 3):
+                 core_depth: int = 3, core_share: float = CORE_SHARE):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
         self.core = core            # the compiled enumeration of kernel primitives first
         self.core_depth = core_depth
+        if not 0.0 < core_share <= 1.0:
+            raise ValueError(f"core_share must be in (0, 1], got {core_share}")
+        self.core_share = core_share  # of a pass, the most the core may take before the Python search
         if core:
             jit.say_once()
             coresearch.warm()  # compile (or load) before any task's clock starts
@@ -127,7 +130,7 @@ class DslSolver:
         cands, pool, core_trace = [], [], None
         if self.core:
             now = time.monotonic()
-            cs = coresearch.CoreSearch(demo_in, demo_out, tests, now + CORE_SHARE * (deadline - now), self.core_depth)
+            cs = coresearch.CoreSearch(demo_in, demo_out, tests, now + self.core_share * (deadline - now), self.core_depth)
             st = cs.run()
             now = time.monotonic()
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))

@@ -206,16 +206,18 @@ def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
 
 
 @njit
-def expand(first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
-           op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps,
+def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+           op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps, op_cost,
            sp_arity, sp_index, sp_a, sp_b,
            bank, img_off, img_h, img_w, img_hash, img_tab,
            ch_key, ch_val,
-           st_nodes, st_parent, st_op, st_depth, st_flags, st_score, st_tab,
+           st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab,
            meta, room_states, room_images, room_cells, room_children):
-    """Expand states first .. last - 1 by every op; return the next state to expand (== last
-    when done). Stops early, before running out of the room the driver left. New states are
-    numbered from meta[N_STATES]; those from `level_first` on belong to the level being built.
+    """Expand states todo[first] .. todo[last - 1] by every op; return the index in todo of the
+    next state to expand (== last when done). Stops early, before running out of the room the
+    driver left. New states are numbered from meta[N_STATES]; those from `level_first` on belong
+    to the level being built, and one found again by a shallower or cheaper program takes that
+    program (st_cost: the summed cost of its steps).
 
     Op k is a grid step (op_split[k] < 0): kernel `fns<arity>[op_index[k]]` with parameters
     op_a[k], op_b[k]; or a split followed by a join (op_split[k] = j >= 0): split op j (kernel
@@ -230,12 +232,13 @@ def expand(first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns
     sp_meta = [np.zeros((0, 3), dtype=np.int64) for _ in range(n_in)]
     sp_of = np.full(n_in, -1, dtype=np.int64)
     sp_node = np.full(n_in, -1, dtype=np.int64)
-    s = first
-    while s < last:
+    idx = first
+    while idx < last:
+        s = todo[idx]
         if meta[N_STATES] + n_ops > room_states or meta[N_IMG] + n_ops * n_in > room_images or \
                 meta[BANK_USED] + n_ops * n_in * MAX_SIDE * MAX_SIDE > room_cells or \
                 meta[CHILDREN] + n_ops * n_in > room_children:
-            return s
+            return idx
         sized = st_flags[s] & SIZED
         depth = st_depth[s]
         for k in range(n_ops):
@@ -300,11 +303,13 @@ def expand(first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns
             meta[GENERATED] += 1
             slot = _state_slot(st_nodes, st_tab, row)
             t = st_tab[slot]
+            cost = st_cost[s] + op_cost[k]
             if t != EMPTY:
-                if t >= level_first and st_depth[t] > nd:
-                    st_parent[t] = s  # found again, shallower, before its level is expanded
+                if t >= level_first and (st_depth[t] > nd or st_depth[t] == nd and st_cost[t] > cost):
+                    st_parent[t] = s  # found again, shallower or cheaper, before its level is expanded
                     st_op[t] = k
                     st_depth[t] = nd
+                    st_cost[t] = cost
                 continue
             flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
             if leaf and not flags & SIZED:
@@ -314,19 +319,20 @@ def expand(first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns
             st_parent[t] = s
             st_op[t] = k
             st_depth[t] = nd
+            st_cost[t] = cost
             st_flags[t] = flags
             st_score[t] = right
             st_tab[slot] = t
             meta[N_STATES] = t + 1
             if flags & SIZED:
                 meta[SIZED_SEEN] += 1
-        s += 1
-    return s
+        idx += 1
+    return idx
 
 
 @njit
 def add_root(row, n_demo, out_ids, bank, img_off, img_h, img_w,
-             st_nodes, st_parent, st_op, st_depth, st_flags, st_score, st_tab, meta):
+             st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta):
     """The inputs themselves: state 0."""
     slot = _state_slot(st_nodes, st_tab, row)
     flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
@@ -335,6 +341,7 @@ def add_root(row, n_demo, out_ids, bank, img_off, img_h, img_w,
     st_parent[t] = -1
     st_op[t] = -1
     st_depth[t] = 0
+    st_cost[t] = 0.0
     st_flags[t] = flags
     st_score[t] = right
     st_tab[slot] = t

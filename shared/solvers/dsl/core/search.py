@@ -48,8 +48,9 @@ class CoreStats:
 def core_ops(colours: list[int]) -> list[tuple[Op, ...]]:
     """The ops the core enumerates, each as the steps it takes: every grid -> grid search op whose
     primitive has a kernel, then every split kernel op followed by every join kernel op
-    (grouped by split, so each split runs once per image and state)."""
-    ops = [op for op in search_ops(colours) if op.prim.kernel is not None]
+    (grouped by split, so each split runs once per image and state); cheapest first, so that of
+    two programs that make the same images the cheaper one is kept."""
+    ops = sorted((op for op in search_ops(colours) if op.prim.kernel is not None), key=lambda op: op.prim.cost)
     grid = [(op,) for op in ops if kernels.kind(op.prim.name) == "grid"]
     splits = [op for op in ops if kernels.kind(op.prim.name) == "split"]
     joins = [op for op in ops if kernels.kind(op.prim.name) == "join"]
@@ -98,6 +99,7 @@ class CoreSearch:
         self.op_split = np.array([split_id[steps[0]] if len(steps) == 2 else -1 for steps in self.ops],
                                  dtype=np.int64)
         self.op_steps = np.array([len(steps) for steps in self.ops], dtype=np.int64)
+        self.op_cost = np.array([sum(op.prim.cost for op in steps) for steps in self.ops], dtype=np.float64)
         self.sp_arity = np.array([where[op.prim.name][1] for op in splits] or [0], dtype=np.int64)
         self.sp_index = np.array([where[op.prim.name][2] for op in splits] or [0], dtype=np.int64)
         self.sp_a = np.array([args(op)[0] for op in splits] or [0], dtype=np.int64)
@@ -120,6 +122,7 @@ class CoreSearch:
         self.st_parent = np.zeros(n, dtype=np.int32)
         self.st_op = np.zeros(n, dtype=np.int32)
         self.st_depth = np.zeros(n, dtype=np.int8)
+        self.st_cost = np.zeros(n, dtype=np.float64)
         self.st_flags = np.zeros(n, dtype=np.uint8)
         self.st_score = np.zeros(n, dtype=np.int64)
         self.st_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
@@ -132,8 +135,8 @@ class CoreSearch:
 
     def nbytes(self) -> int:
         arrays = (self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab, self.ch_key,
-                  self.ch_val, self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score,
-                  self.st_tab)
+                  self.ch_val, self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_cost, self.st_flags,
+                  self.st_score, self.st_tab)
         return sum(a.nbytes for a in arrays)
 
     def _room(self) -> tuple[int, int, int, int]:
@@ -159,14 +162,14 @@ class CoreSearch:
             plan.append("children")
         extra = 0
         for p in plan:
-            extra += {"states": self.st_nodes.nbytes + self.st_tab.nbytes * 2 + len(self.st_nodes) * 22,
+            extra += {"states": self.st_nodes.nbytes + self.st_tab.nbytes * 2 + len(self.st_nodes) * 30,
                       "images": self.img_off.nbytes * 4 + self.img_tab.nbytes * 2, "bank": self.bank.nbytes,
                       "children": self.ch_key.nbytes + self.ch_val.nbytes}[p]
         if self.nbytes() + extra > self.max_bytes:
             return False
         if "states" in plan:
             n = 2 * len(self.st_nodes)
-            for name in ("st_nodes", "st_parent", "st_op", "st_depth", "st_flags", "st_score"):
+            for name in ("st_nodes", "st_parent", "st_op", "st_depth", "st_cost", "st_flags", "st_score"):
                 setattr(self, name, self._grown(getattr(self, name), n))
             self.st_tab = np.full(2 * n, E.EMPTY, dtype=np.int64)
             E.rehash_states(self.st_nodes, int(m[E.N_STATES]), self.st_tab)
@@ -200,19 +203,23 @@ class CoreSearch:
         start = time.monotonic()
         row = np.array([self._intern(g) for g in self.inputs], dtype=np.int32)
         E.add_root(row, self.n_demo, self.out_ids, self.bank, self.img_off, self.img_h, self.img_w, self.st_nodes,
-                   self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score, self.st_tab, self.meta)
+                   self.st_parent, self.st_op, self.st_depth, self.st_cost, self.st_flags, self.st_score, self.st_tab,
+                   self.meta)
         self.levels = [(0, 1)]
         for depth in range(self.max_depth):
             first, last = self.levels[depth]
+            # the level's states, cheapest program first: a search the clock stops has tried those
+            todo = (first + np.argsort(self.st_cost[first:last], kind="stable")).astype(np.int64)
             new_first = int(self.meta[E.N_STATES])
-            s = first
+            s = 0
+            last = len(todo)
             batch = 8
             while s < last:
                 if time.monotonic() > self.deadline:
                     self.stats.stopped = "time"
                     break
                 t0 = time.monotonic()
-                nxt = self._expand(s, min(last, s + batch), new_first)
+                nxt = self._expand(todo, s, min(last, s + batch), new_first)
                 if nxt < min(last, s + batch) and not self._grow():
                     self.stats.stopped = "memory"
                     break
@@ -237,16 +244,17 @@ class CoreSearch:
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
 
-    def _expand(self, first: int, last: int, level_first: int) -> int:
+    def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
         room = self._room()
         t = self.tables
-        return int(E.expand(first, last, level_first, self.max_depth, self.n_demo, self.out_ids,
+        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids,
                             *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
-                            self.op_split, self.op_steps, self.sp_arity, self.sp_index, self.sp_a, self.sp_b,
+                            self.op_split, self.op_steps, self.op_cost, self.sp_arity, self.sp_index, self.sp_a, self.sp_b,
                             self.bank, self.img_off, self.img_h, self.img_w, self.img_hash, self.img_tab,
                             self.ch_key, self.ch_val,
-                            self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_flags, self.st_score,
+                            self.st_nodes, self.st_parent, self.st_op, self.st_depth, self.st_cost, self.st_flags,
+                            self.st_score,
                             self.st_tab, self.meta, *room))
 
     # ----- reading the results -----
@@ -269,7 +277,7 @@ class CoreSearch:
         return chain[::-1]
 
     def cost(self, s: int) -> float:
-        return sum(op.prim.cost for op in self.steps(s))
+        return float(self.st_cost[s])
 
     def node(self, s: int) -> Node:
         n = INPUT
