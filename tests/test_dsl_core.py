@@ -231,7 +231,26 @@ def test_core_counts_match_what_it_kept():
     # every kept state is distinct over the inputs
     rows = {tuple(r) for r in cs.st_nodes[: cs.n_states()].tolist()}
     assert len(rows) == cs.n_states()
-    # a state's images are what its program computes on each input
+    # a state's depth and cost are its program's; its images are what the program computes
+    for s in range(cs.n_states()):
+        steps = cs.steps(s)
+        assert cs.st_depth[s] == len(steps) and cs.cost(s) == pytest.approx(sum(op.prim.cost for op in steps))
+    # of the one-step programs that make the same images, the cheapest is the one kept
+    inputs = [p.input for p in task.train + task.test]
+    cheapest: dict = {}
+    for steps in cs.ops:
+        if len(steps) == 1:
+            outs = [steps[0](g) for g in inputs]
+            if all(o is not None for o in outs):
+                key = tuple(o.tobytes() + bytes(o.shape) for o in outs)
+                cheapest[key] = min(cheapest.get(key, 99.0), steps[0].prim.cost)
+    kept = {tuple(o.tobytes() + bytes(o.shape) for o in cs.grids(s)): cs.cost(s)
+            for s in range(1, cs.n_states()) if cs.st_depth[s] == 1}
+    shared_images = [k for k in kept if k in cheapest]
+    assert len(shared_images) > 10
+    assert all(kept[k] == cheapest[k] for k in shared_images)
+    costs = [sum(op.prim.cost for op in steps) for steps in cs.ops if len(steps) == 1]
+    assert costs == sorted(costs)  # grid ops come cheapest first
     for s in range(0, cs.n_states(), max(1, cs.n_states() // 25)):
         source = to_source(cs.node(s))
         for g, want in zip([p.input for p in task.train + task.test], cs.grids(s), strict=True):
