@@ -130,7 +130,8 @@ class DslSolver:
         cands, pool, core_trace = [], [], None
         if self.core:
             now = time.monotonic()
-            cs = coresearch.CoreSearch(demo_in, demo_out, tests, now + self.core_share * (deadline - now), self.core_depth)
+            core_end = now + self.core_share * (deadline - now)
+            cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, self.core_depth)
             st = cs.run()
             now = time.monotonic()
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))
