@@ -360,40 +360,58 @@ def histogram(g: Grid) -> Grid | None:
 def recolour_nearest(g: Grid, c: Color) -> Grid | None:
     """Cells of colour c take the colour of the nearest cell of another non-zero colour (a tie: unchanged)."""
     h, w = g.shape
-    cells = np.empty(h * w, dtype=np.int64)
-    others = np.empty(h * w, dtype=np.int64)
     nc = 0
     no = 0
+    first = -1
+    single = True  # the other cells have one colour: it is every cell's nearest, with no tie
     for y in range(h):
         for x in range(w):
-            if g[y, x] == c:
-                cells[nc] = y * w + x
+            v = g[y, x]
+            if v == c:
                 nc += 1
-            elif g[y, x] != 0:
-                others[no] = y * w + x
+            elif v != 0:
                 no += 1
+                if first < 0:
+                    first = v
+                elif v != first:
+                    single = False
     if nc == 0 or no == 0:
         return empty()
     out = g.copy()
-    for k in range(nc):
-        y = cells[k] // w
-        x = cells[k] % w
-        best = -1
-        colour = 0
-        tie = False
-        for m in range(no):
-            oy = others[m] // w
-            ox = others[m] % w
-            d = (y - oy) * (y - oy) + (x - ox) * (x - ox)
-            v = g[oy, ox]
-            if best < 0 or d < best:
-                best = d
-                colour = v
-                tie = False
-            elif d == best and v != colour:
-                tie = True
-        if not tie:
-            out[y, x] = colour
+    if single:
+        for y in range(h):
+            for x in range(w):
+                if g[y, x] == c:
+                    out[y, x] = first
+        return out
+    oys = np.empty(no, dtype=np.int64)
+    oxs = np.empty(no, dtype=np.int64)
+    ovs = np.empty(no, dtype=np.uint8)
+    m = 0
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if v != c and v != 0:
+                oys[m], oxs[m], ovs[m] = y, x, v
+                m += 1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            best = -1
+            colour = 0
+            tie = False
+            for m in range(no):
+                d = (y - oys[m]) * (y - oys[m]) + (x - oxs[m]) * (x - oxs[m])
+                v = ovs[m]
+                if best < 0 or d < best:
+                    best = d
+                    colour = v
+                    tie = False
+                elif d == best and v != colour:
+                    tie = True
+            if not tie:
+                out[y, x] = colour
     return out
 
 

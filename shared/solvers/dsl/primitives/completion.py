@@ -46,30 +46,58 @@ def _occluder(g, c):
 
 
 @njit
+def _popcount(x):
+    """The number of set bits of a non-negative int64 below 2 ** 62."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
+
+
+_CELLS = 7  # cells per int64 word of a packed line, a byte each (the sign bit stays clear)
+
+
+@njit
 def _mirror_axis(g, unknown, axis):
     """Best mirror axis (as 2*centre) along axis where all known cell pairs agree; -1 when none."""
     h, w = g.shape
     n = h if axis == 0 else w
     other = w if axis == 0 else h
+    # every line (a row for axis 0, else a column) packed a byte a cell: its known cells' colours, and
+    # 0xFF for each known cell; two lines disagree where both are known and their bytes differ
+    words = (other + _CELLS - 1) // _CELLS
+    colours = np.zeros((n, words), dtype=np.int64)
+    known = np.zeros((n, words), dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            if unknown[y, x]:
+                continue
+            line, j = (y, x) if axis == 0 else (x, y)
+            word, shift = j // _CELLS, 8 * (j % _CELLS)
+            colours[line, word] |= np.int64(g[y, x]) << shift
+            known[line, word] |= np.int64(0xFF) << shift
     best, best_overlap = -1, 0
     for s in range(n // 2, 2 * n - 2 - n // 2 + 1):  # centre must lie in the middle half
         overlap = 0
         ok = True
+        # each pair once (a <= m); a pair of two lines counts as it would both ways round
         for a in range(n):
             m = s - a
-            if m < 0 or m >= n:
+            if m < a:
+                break
+            if m >= n:
                 continue
-            for j in range(other):
-                if axis == 0:
-                    ya, xa, ym, xm = a, j, m, j
-                else:
-                    ya, xa, ym, xm = j, a, j, m
-                if unknown[ya, xa] or unknown[ym, xm]:
+            for word in range(words):
+                both = known[a, word] & known[m, word]
+                if both == 0:
                     continue
-                if g[ya, xa] != g[ym, xm]:
+                if (colours[a, word] ^ colours[m, word]) & both:
                     ok = False
                     break
-                overlap += 1
+                overlap += (_popcount(both) >> 3) * (1 if m == a else 2)
             if not ok:
                 break
         if ok and overlap > best_overlap:
@@ -175,6 +203,91 @@ def _shift_ok(g, unknown, p, axis):
 
 
 @njit
+def _shift_ok_sparse(g, unknown, sy, sx, p, axis):
+    """_shift_ok from the known cells' list (at sy, sx, in reading order): faster where few are known."""
+    h, w = g.shape
+    for i in range(sy.shape[0]):
+        y, x = sy[i], sx[i]
+        if axis == 0:
+            if y + p >= h:
+                break
+            y2, x2 = y + p, x
+        else:
+            if x + p >= w:
+                continue
+            y2, x2 = y, x + p
+        if not unknown[y2, x2] and g[y, x] != g[y2, x2]:
+            return False
+    return True
+
+
+@njit
+def _covers(rows, p):
+    """Does every residue mod p hold an index i with rows[i]?"""
+    for r in range(p):
+        hit = False
+        for i in range(r, rows.shape[0], p):
+            if rows[i]:
+                hit = True
+                break
+        if not hit:
+            return False
+    return True
+
+
+@njit
+def _classes_seen(unknown, py, px):
+    """Does every class (y mod py, x mod px) hold a known cell?"""
+    for ry in range(py):
+        for rx in range(px):
+            if not _class_known(unknown, ry, rx, py, px):
+                return False
+    return True
+
+
+@njit
+def _class_known(unknown, ry, rx, py, px):
+    """Does class (ry, rx) of the tile (py, px) hold a known cell?"""
+    h, w = unknown.shape
+    for y in range(ry, h, py):
+        for x in range(rx, w, px):
+            if not unknown[y, x]:
+                return True
+    return False
+
+
+@njit
+def _hidden_classes_seen(unknown, hy, hx, py, px):
+    """_classes_seen from the unknown cells' list (at hy, hx): only their classes can lack a known cell
+    (quicker where few are unknown)."""
+    done = np.zeros(py * px, dtype=np.bool_)
+    for i in range(hy.shape[0]):
+        ry, rx = hy[i] % py, hx[i] % px
+        if done[ry * px + rx]:
+            continue
+        done[ry * px + rx] = True
+        if not _class_known(unknown, ry, rx, py, px):
+            return False
+    return True
+
+
+@njit
+def _diagonal_shift_ok(g, unknown, py, px):
+    """Do known cells agree with the known cells (py, px) and (py, -px) away (in one class of the tile)?"""
+    h, w = g.shape
+    for y in range(h - py):
+        for x in range(w):
+            if unknown[y, x]:
+                continue
+            v = g[y, x]
+            if x + px < w and not unknown[y + py, x + px] and g[y + py, x + px] != v:
+                return False
+            if x - px >= 0 and not unknown[y + py, x - px] and g[y + py, x - px] != v:
+                return False
+    return True
+
+
+@njit
 def _tile_from(g, unknown, py, px, sign):
     """The tile of the known cells' classes (y mod py, x mod px), or with py = 0 the classes
     (x + sign * y) mod px: a full, consistent tile (int64, -1 = unseen), or an empty array."""
@@ -182,14 +295,18 @@ def _tile_from(g, unknown, py, px, sign):
     p = px if py == 0 else py * px
     tile = np.full(p, -1, dtype=np.int64)
     for y in range(h):
+        # the class of (y, x) is base + r, r counting x (shifted by sign * y on the diagonal) modulo px
+        base, r = (0, (sign * y) % px) if py == 0 else ((y % py) * px, 0)
         for x in range(w):
-            if unknown[y, x]:
-                continue
-            k = (x + sign * y) % px if py == 0 else (y % py) * px + x % px
-            if tile[k] < 0:
-                tile[k] = g[y, x]
-            elif tile[k] != g[y, x]:
-                return tile[:0]
+            if not unknown[y, x]:
+                k = base + r
+                if tile[k] < 0:
+                    tile[k] = g[y, x]
+                elif tile[k] != g[y, x]:
+                    return tile[:0]
+            r += 1
+            if r == px:
+                r = 0
     for k in range(p):
         if tile[k] < 0:
             return tile[:0]
@@ -203,18 +320,52 @@ def _periodic_fill(g, c):
     if not ok:
         return empty()
     h, w = g.shape
+    # the known cells, in reading order, and the rows and columns that hold one
+    known = 0
+    for y in range(h):
+        for x in range(w):
+            if not unknown[y, x]:
+                known += 1
+    sy = np.empty(known, dtype=np.int64)
+    sx = np.empty(known, dtype=np.int64)
+    rows = np.zeros(h, dtype=np.bool_)
+    cols = np.zeros(w, dtype=np.bool_)
+    hy = np.empty(h * w - known, dtype=np.int64)  # the unknown cells, likewise
+    hx = np.empty(h * w - known, dtype=np.int64)
+    a, b = 0, 0
+    for y in range(h):
+        for x in range(w):
+            if not unknown[y, x]:
+                sy[a], sx[a] = y, x
+                a += 1
+                rows[y] = True
+                cols[x] = True
+            else:
+                hy[b], hx[b] = y, x
+                b += 1
+    # a tile is full only when every class holds a known cell: so every residue of the rows (of the
+    # columns) must hold a known row (column), and the tile can have at most `known` cells; periods
+    # that cannot give a full tile are left out (their candidates would fail in _tile_from)
     pys = np.zeros(h, dtype=np.int64)
     pxs = np.zeros(w, dtype=np.int64)
     ny = 0
     nx = 0
-    for p in range(1, h + 1):
-        if p == h or _shift_ok(g, unknown, p, 0):
-            pys[ny] = p
-            ny += 1
-    for p in range(1, w + 1):
-        if p == w or _shift_ok(g, unknown, p, 1):
-            pxs[nx] = p
-            nx += 1
+    sparse = 4 * known < h * w
+    for axis in range(2):
+        n = h if axis == 0 else w
+        for p in range(1, n + 1):
+            if not _covers(rows if axis == 0 else cols, p):
+                continue
+            if p < n:
+                ok = _shift_ok_sparse(g, unknown, sy, sx, p, axis) if sparse else _shift_ok(g, unknown, p, axis)
+                if not ok:
+                    continue
+            if axis == 0:
+                pys[ny] = p
+                ny += 1
+            else:
+                pxs[nx] = p
+                nx += 1
     # candidates in the order of (area, py, px)
     keys = np.empty(ny * nx, dtype=np.int64)
     for i in range(ny):
@@ -224,8 +375,18 @@ def _periodic_fill(g, c):
     for key in keys:
         px = key % (w + 1)
         py = (key // (w + 1)) % (h + 1)
-        if py == h and px == w:
-            break
+        if (py == h and px == w) or py * px > known:
+            break  # keys grow with the area: no later candidate can be full
+        # quick rejections, each where it is cheap (the tile would fail in _tile_from): a class with
+        # no known cell where most cells are known, and two cells of one class that disagree
+        if h * w < 2 * known:
+            if b < py * px:
+                if not _hidden_classes_seen(unknown, hy, hx, py, px):
+                    continue
+            elif not _classes_seen(unknown, py, px):
+                continue
+        if 4 * (h - py) * (w - px) < h * w and not _diagonal_shift_ok(g, unknown, py, px):
+            continue
         tile = _tile_from(g, unknown, py, px, 1)
         if tile.size == 0:
             continue
@@ -234,14 +395,15 @@ def _periodic_fill(g, c):
             for x in range(w):
                 out[y, x] = tile[(y % py) * px + x % px]
         return out
-    return _diagonal_fill(g, unknown)
+    return _diagonal_fill(g, unknown, known)
 
 
 @njit
-def _diagonal_fill(g, unknown):
-    """Fill from the smallest period p along a diagonal: colour = f((x + y) mod p) or f((x - y) mod p)."""
+def _diagonal_fill(g, unknown, known):
+    """Fill from the smallest period p along a diagonal: colour = f((x + y) mod p) or f((x - y) mod p)
+    (`known`: the number of known cells, which a full table of p classes needs at least p of)."""
     h, w = g.shape
-    for p in range(2, max(h, w) + 1):
+    for p in range(2, min(max(h, w), known) + 1):
         for sign in (1, -1):
             lut = _tile_from(g, unknown, 0, p, sign)
             if lut.size == 0:
@@ -335,28 +497,52 @@ def _fill_codes(box, codes):
 
 
 @njit
+def _agrees(box, code):
+    """Does every non-zero cell of box agree with the non-zero cell of its image `code` there?"""
+    h, w = box.shape
+    for y in range(h):
+        for x in range(w):
+            f = box[y, x]
+            if f == 0:
+                continue
+            if code == _UD:
+                v = box[h - 1 - y, x]
+            elif code == _LR:
+                v = box[y, w - 1 - x]
+            elif code == _TURN:
+                v = box[h - 1 - y, w - 1 - x]
+            elif code == _T:
+                v = box[x, y]
+            elif code == _ANTI:
+                v = box[w - 1 - x, h - 1 - y]
+            else:
+                v = box[x, w - 1 - y]
+            if v != 0 and v != f:
+                return False
+    return True
+
+
+@njit
 def mirror_fill_kernel(box):
     """mirror_fill for kernels: box (uint8, non-empty) filled, or the empty grid where mirror_fill gives None."""
+    # each set of images tried is a group of symmetries (less the identity), so _fill_codes succeeds on
+    # it exactly when the box agrees with each of its images alone (a quarter turn and its inverse alike)
     h, w = box.shape
-    if h == w:
-        filled = _fill_codes(box, np.array([_UD, _LR, _TURN, _T, _ANTI, _ROT1, _ROT3]))
-        if filled.size:
-            return filled
-    filled = _fill_codes(box, np.array([_UD, _LR, _TURN]))
-    if filled.size:
-        return filled
-    filled = _fill_codes(box, np.array([_LR]))
-    if filled.size:
-        return filled
-    filled = _fill_codes(box, np.array([_UD]))
-    if filled.size:
-        return filled
-    filled = _fill_codes(box, np.array([_TURN]))
-    if filled.size or h != w:
-        return filled
-    filled = _fill_codes(box, np.array([_T]))
-    if filled.size:
-        return filled
+    ud, lr, turn = _agrees(box, _UD), _agrees(box, _LR), _agrees(box, _TURN)
+    if h == w and ud and lr and turn and _agrees(box, _T) and _agrees(box, _ANTI) and _agrees(box, _ROT1):
+        return _fill_codes(box, np.array([_UD, _LR, _TURN, _T, _ANTI, _ROT1, _ROT3]))
+    if ud and lr and turn:
+        return _fill_codes(box, np.array([_UD, _LR, _TURN]))
+    if lr:
+        return _fill_codes(box, np.array([_LR]))
+    if ud:
+        return _fill_codes(box, np.array([_UD]))
+    if turn:
+        return _fill_codes(box, np.array([_TURN]))
+    if h != w:
+        return empty()
+    if _agrees(box, _T):
+        return _fill_codes(box, np.array([_T]))
     return _fill_codes(box, np.array([_ANTI]))
 
 

@@ -375,6 +375,18 @@ def compress(g: Grid) -> Grid:
 def crop_frame(g: Grid, inside: bool) -> Grid | None:
     """The largest rectangular frame (a box outline of one colour, 3 x 3 or more), or just its inside."""
     h, w = g.shape
+    # a frame's top left corner starts a run of three cells of its colour rightwards and one downwards
+    corner = False
+    for y in range(h - 2):
+        for x in range(w - 2):
+            c = g[y, x]
+            if c != 0 and g[y, x + 1] == c and g[y, x + 2] == c and g[y + 1, x] == c and g[y + 2, x] == c:
+                corner = True
+                break
+        if corner:
+            break
+    if not corner:
+        return empty()
     labels, n = label(g, True, True)
     y0 = np.full(n + 1, h, dtype=np.int64)
     x0 = np.full(n + 1, w, dtype=np.int64)

@@ -175,19 +175,23 @@ def elbow(g: Grid, from_low: bool, across_first: bool) -> Grid | None:
     """Join the only two cells (two colours) by an L path of marker colour, from the lower or higher colour."""
     h, w = g.shape
     n = 0
-    ys = np.zeros(2, dtype=np.int64)
-    xs = np.zeros(2, dtype=np.int64)
+    y0, x0, y1, x1 = 0, 0, 0, 0
     for y in range(h):
         for x in range(w):
             if g[y, x] != 0:
-                if n < 2:
-                    ys[n] = y
-                    xs[n] = x
+                if n == 0:
+                    y0, x0 = y, x
+                elif n == 1:
+                    y1, x1 = y, x
+                else:
+                    return empty()  # a third cell
                 n += 1
-    if n != 2 or g[ys[0], xs[0]] == g[ys[1], xs[1]]:
+    if n != 2 or g[y0, x0] == g[y1, x1]:
         return empty()
-    first = 0 if (g[ys[0], xs[0]] < g[ys[1], xs[1]]) == (from_low != 0) else 1
-    ay, ax, by, bx = ys[first], xs[first], ys[1 - first], xs[1 - first]
+    if (g[y0, x0] < g[y1, x1]) == (from_low != 0):
+        ay, ax, by, bx = y0, x0, y1, x1
+    else:
+        ay, ax, by, bx = y1, x1, y0, x0
     cy, cx = (ay, bx) if across_first else (by, ax)
     out = g.copy()
     _paint_box(out, ay, ax, cy, cx, MARKER)

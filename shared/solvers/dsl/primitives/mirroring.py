@@ -175,13 +175,21 @@ def reflect_over_walls(g: Grid) -> Grid | None:
             wall = c
     if not n[wall]:
         return empty()
+    shapes = 0  # cells of other non-zero colours
+    for c in range(1, 256):
+        if c != wall:
+            shapes += n[c]
+    if shapes == 0:
+        return empty()
     h, w = g.shape
     runs = np.empty((h * w + 1, 3), dtype=np.int64)
     rows = _wall_runs(g, wall, False, runs, 0)
     k = _wall_runs(g, wall, True, runs, rows)
+    if k == 0:
+        return empty()
     out, rest = split_colour(g, wall)
     nm, start, cells = object_cells(rest, True, False)
-    if k == 0 or nm == 0:
+    if nm == 0:
         return empty()
     for i in range(nm):
         y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
@@ -258,12 +266,12 @@ def _set_order(values):
 
 
 @njit
-def _same_form(cells, start, i, j, w):
-    """Whether components i and j have the same cells relative to their boxes."""
+def _same_form(cells, start, i, j, w, top, left):
+    """Whether components i and j have the same cells relative to their boxes (whose top rows and left
+    columns are top and left)."""
     if start[i + 1] - start[i] != start[j + 1] - start[j]:
         return False
-    iy0, _, ix0, _ = cells_box(cells, start[i], start[i + 1], w)
-    jy0, _, jx0, _ = cells_box(cells, start[j], start[j + 1], w)
+    iy0, ix0, jy0, jx0 = top[i], left[i], top[j], left[j]
     for k in range(start[i + 1] - start[i]):
         a, b = cells[start[i] + k], cells[start[j] + k]
         if a // w - iy0 != b // w - jy0 or a % w - ix0 != b % w - jx0:
@@ -290,8 +298,12 @@ def match_shapes(g: Grid) -> Grid | None:
     # an enclosed shape touches no zero cell that reaches the border
     outside = outside_zeros(g)
     template = np.zeros(n, dtype=np.bool_)
+    top = np.empty(n, dtype=np.int64)  # each shape's box: its top row and left column
+    left = np.empty(n, dtype=np.int64)
+    templates = 0
     for i in range(n):
         y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        top[i], left[i] = y0, x0
         if colours[i] == common or y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1:
             continue
         near = False
@@ -301,14 +313,19 @@ def match_shapes(g: Grid) -> Grid | None:
                 for xx in range(max(x - 1, 0), min(x + 2, w)):
                     if outside[yy, xx]:
                         near = True
+            if near:
+                break
         template[i] = not near
+        templates += not near
     out = g.copy()
+    if templates == 0:
+        return out
     for i in range(n):
         if colours[i] != common:
             continue
         colour, one = -1, True
         for j in range(n):
-            if template[j] and _same_form(cells, start, i, j, w):
+            if template[j] and _same_form(cells, start, i, j, w, top, left):
                 if colour < 0:
                     colour = colours[j]
                 elif colours[j] != colour:
@@ -325,12 +342,15 @@ def replace_shapes(g: Grid, c: Color) -> Grid | None:
     h, w = g.shape
     big = 1 << 30
     py0, py1, px0, px1 = big, -1, big, -1
+    nc = 0
     for y in range(h):
         for x in range(w):
-            if g[y, x] != 0 and g[y, x] != c:
+            if g[y, x] == c:
+                nc += 1
+            elif g[y, x] != 0:
                 py0, py1, px0, px1 = min(py0, y), max(py1, y), min(px0, x), max(px1, x)
-    if py1 < 0:
-        return empty()
+    if py1 < 0 or c == 0:
+        return empty()  # no pattern, or no shapes (colour 0 makes none)
     ph, pw = py1 - py0 + 1, px1 - px0 + 1
     form = 0
     for y in range(py0, py1 + 1):
@@ -339,6 +359,8 @@ def replace_shapes(g: Grid, c: Color) -> Grid | None:
                 return empty()
             if g[y, x] != 0:
                 form += 1
+    if nc < form:
+        return empty()  # too few cells of c for one shape of the pattern's form
     out, _ = split_colour(g, c)
     n, start, cells = object_cells(out, True, False)
     hit = False

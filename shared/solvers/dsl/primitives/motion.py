@@ -140,12 +140,48 @@ def slide_to(g: Grid, c: Color) -> Grid | None:
     return _slide_colour(g, c, dy, dx)
 
 
+@njit
+def _has_run3(g):
+    """Whether g has three non-zero cells of one colour side by side in a row or a column."""
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if v == 0:
+                continue
+            if x + 2 < w and g[y, x + 1] == v and g[y, x + 2] == v:
+                return True
+            if y + 2 < h and g[y + 1, x] == v and g[y + 2, x] == v:
+                return True
+    return False
+
+
+@njit
+def _has_lone_cell(g):
+    """Whether g has a non-zero cell whose eight neighbours are all zero (a one-cell component)."""
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0:
+                continue
+            lone = True
+            for ny in range(max(y - 1, 0), min(y + 2, h)):
+                for nx in range(max(x - 1, 0), min(x + 2, w)):
+                    if (ny != y or nx != x) and g[ny, nx] != 0:
+                        lone = False
+            if lone:
+                return True
+    return False
+
+
 @primitive(cost=2, params=tuple((a, k) for a in ("centre", "colour") for k in (True, False)), shape="keep",
            kernel=True)
 def copy_to_markers(g: Grid, align: str, keep: bool) -> Grid | None:
     """Copy the one multi-cell shape onto each one-cell marker (centred, or by its cell of that colour)."""
     # the original shape stays where it was (keep) or is removed
     h, w = g.shape
+    if not _has_lone_cell(g):
+        return empty()  # no one-cell marker
     n, start, cells = object_cells(g, True, False)
     shape, shapes, marks = -1, 0, 0
     for i in range(n):
@@ -300,8 +336,27 @@ def trail_to(g: Grid, c: Color) -> Grid | None:
 
 
 @njit
+def _colour_and_other(g, c):
+    """Whether g has a cell of colour c (c non-zero) and a non-zero cell of another colour."""
+    if c == 0:
+        return False
+    h, w = g.shape
+    mine, other = False, False
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if v == c:
+                mine = True
+            elif v != 0:
+                other = True
+    return mine and other
+
+
+@njit
 def _pull_to(g, c, trail):
     h, w = g.shape
+    if not _colour_and_other(g, c):
+        return empty()
     mine, rest = split_colour(g, c)
     na, sa, ca = object_cells(mine, True, False)
     nm, sm, cm = object_cells(rest, True, False)
@@ -313,18 +368,21 @@ def _pull_to(g, c, trail):
     gaps = np.empty(nm, dtype=np.float64)
     dys = np.empty(nm, dtype=np.int64)
     dxs = np.empty(nm, dtype=np.int64)
+    boxes = np.empty((na, 4), dtype=np.int64)  # the shapes of colour c: (top, bottom, left, right)
+    for j in range(na):
+        boxes[j, 0], boxes[j, 1], boxes[j, 2], boxes[j, 3] = cells_box(ca, sa[j], sa[j + 1], w)
     k = 0
     for i in range(nm):
         box = cells_box(cm, sm[i], sm[i + 1], w)
         best, best_gap = -1, 0.0
         for j in range(na):
-            ok, dy, dx = _towards(box, cells_box(ca, sa[j], sa[j + 1], w), False)
+            ok, dy, dx = _towards(box, (boxes[j, 0], boxes[j, 1], boxes[j, 2], boxes[j, 3]), False)
             if ok and (dy != 0 or dx != 0):
                 gap = min(abs(my[i] - ay[j]), abs(mx[i] - ax[j]))
                 if best < 0 or gap < best_gap:
                     best, best_gap = j, gap
         if best >= 0:
-            _, dy, dx = _towards(box, cells_box(ca, sa[best], sa[best + 1], w), False)
+            _, dy, dx = _towards(box, (boxes[best, 0], boxes[best, 1], boxes[best, 2], boxes[best, 3]), False)
             pulled[k], gaps[k], dys[k], dxs[k] = i, best_gap, dy, dx
             k += 1
     out = g.copy()
@@ -341,7 +399,10 @@ def move_into_corners(g: Grid) -> Grid | None:
     big = 1 << 30
     found = 0
     c, y0, x0, y1, x1 = 0, 0, 0, 0, 0
+    per = counts(g)
     for v in range(1, 256):
+        if per[v] != 4:
+            continue
         n, cy0, cy1, cx0, cx1 = 0, big, -1, big, -1
         for y in range(h):
             for x in range(w):
@@ -387,6 +448,8 @@ def move_into_corners(g: Grid) -> Grid | None:
 def gather_to_lines(g: Grid) -> Grid | None:
     """Each shape moves straight to touch the one line of its own colour; shapes with no such line vanish."""
     h, w = g.shape
+    if not _has_run3(g):
+        return empty()  # a line has three cells of its colour side by side
     n, start, cells = object_cells(g, False, True)
     axis = np.full(n, -1, dtype=np.int64)  # 0: a row line, 1: a column line, -1: a shape
     at = np.zeros(n, dtype=np.int64)
@@ -442,6 +505,10 @@ def gather_to_lines(g: Grid) -> Grid | None:
 def sort_bars(g: Grid) -> Grid | None:
     """Stack the one-row bars at the bottom, right-aligned, longest lowest."""
     h, w = g.shape
+    for y in range(h - 1):
+        for x in range(w):
+            if g[y, x] != 0 and g[y + 1, x] == g[y, x]:
+                return empty()  # a shape of two rows or more
     n, start, cells = object_cells(g, False, True)
     if not 2 <= n <= 30:
         return empty()
@@ -469,10 +536,14 @@ def sort_bars(g: Grid) -> Grid | None:
 def align_to(g: Grid, c: Color) -> Grid | None:
     """Every other shape slides along its free axis until its top (or left) edge lines up with the shape of colour c."""
     h, w = g.shape
+    if not _colour_and_other(g, c):
+        return empty()
     out, rest = split_colour(g, c)
     nr, sr, cr = object_cells(out, True, False)
+    if nr != 1:
+        return empty()
     n, start, cells = object_cells(rest, True, False)
-    if nr != 1 or n == 0 or n > 30:
+    if n == 0 or n > 30:
         return empty()
     ry0, ry1, rx0, rx1 = cells_box(cr, 0, sr[1], w)
     for i in range(n):
@@ -535,6 +606,18 @@ def project_onto(g: Grid) -> Grid | None:
 def lift_objects(g: Grid) -> Grid | None:
     """Every shape moves up by its own height."""
     h, w = g.shape
+    # a run of k cells of one colour down a column, starting in row y, is part of a shape at least k
+    # high whose top is at most y: it cannot move up unless k <= y
+    for x in range(w):
+        y = 0
+        while y < h:
+            v = g[y, x]
+            k = 1
+            while y + k < h and g[y + k, x] == v:
+                k += 1
+            if v != 0 and k > y:
+                return empty()
+            y += k
     n, start, cells = object_cells(g, False, True)
     if n == 0 or n > 30:
         return empty()

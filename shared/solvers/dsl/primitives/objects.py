@@ -264,22 +264,26 @@ def _pick(buf, meta, scores, largest):
     return part(buf, meta, win).copy()
 
 
+@njit
+def _part_scores(buf, meta, colours):
+    """Each part's number of distinct non-zero colours (colours) or of non-zero cells."""
+    scores = np.empty(meta.shape[0], dtype=np.int64)
+    for i in range(meta.shape[0]):
+        p = part(buf, meta, i)
+        scores[i] = _colours(p) if colours else _nonzero(p)
+    return scores
+
+
 @primitive(GRIDS, GRID, cost=1, kernel=True)
 def largest(buf, meta) -> Grid | None:
     """The part with the most non-zero cells."""
-    scores = np.empty(meta.shape[0], dtype=np.int64)
-    for i in range(meta.shape[0]):
-        scores[i] = _nonzero(part(buf, meta, i))
-    return _pick(buf, meta, scores, True)
+    return _pick(buf, meta, _part_scores(buf, meta, False), True)
 
 
 @primitive(GRIDS, GRID, cost=1, kernel=True)
 def smallest(buf, meta) -> Grid | None:
     """The part with the fewest non-zero cells."""
-    scores = np.empty(meta.shape[0], dtype=np.int64)
-    for i in range(meta.shape[0]):
-        scores[i] = _nonzero(part(buf, meta, i))
-    return _pick(buf, meta, scores, False)
+    return _pick(buf, meta, _part_scores(buf, meta, False), False)
 
 
 @primitive(GRIDS, GRID, cost=1.5, kernel=True)
@@ -294,19 +298,13 @@ def biggest_box(buf, meta) -> Grid | None:
 @primitive(GRIDS, GRID, cost=1.5, kernel=True)
 def most_colourful(buf, meta) -> Grid | None:
     """The part with the most distinct non-zero colours."""
-    scores = np.empty(meta.shape[0], dtype=np.int64)
-    for i in range(meta.shape[0]):
-        scores[i] = _colours(part(buf, meta, i))
-    return _pick(buf, meta, scores, True)
+    return _pick(buf, meta, _part_scores(buf, meta, True), True)
 
 
 @primitive(GRIDS, GRID, cost=1.5, kernel=True)
 def least_colourful(buf, meta) -> Grid | None:
     """The part with the fewest distinct non-zero colours."""
-    scores = np.empty(meta.shape[0], dtype=np.int64)
-    for i in range(meta.shape[0]):
-        scores[i] = _colours(part(buf, meta, i))
-    return _pick(buf, meta, scores, False)
+    return _pick(buf, meta, _part_scores(buf, meta, True), False)
 
 
 @njit

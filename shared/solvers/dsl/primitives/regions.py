@@ -18,7 +18,12 @@ from shared.solvers.dsl.types import MARKER, Color, Grid
 @njit
 def _enclosed(g):
     """The zero cells that cannot reach the border through zero cells (4-neighbours), as a bool grid."""
-    return (g == 0) & ~outside_zeros(g)
+    holes = outside_zeros(g)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            holes[y, x] = g[y, x] == 0 and not holes[y, x]
+    return holes
 
 
 @njit
@@ -82,12 +87,13 @@ def fill_square_holes(g: Grid) -> Grid | None:
 
 
 @njit
-def _voronoi_line(fy, fx, n, d, c, stack):
+def _voronoi_line(fy, fx, n, d, c, stack, f0, f1):
     """One pass of scipy's exact Euclidean feature transform (Maurer et al.) along a line of n cells,
     in place: fy, fx hold each cell's nearest feature so far (fy < 0: none); d is the axis the line
-    runs along (0: a column, 1: a row), c the line's coordinate on the other axis. Ties go as scipy's."""
-    f0 = fy[:n].copy()
-    f1 = fx[:n].copy()
+    runs along (0: a column, 1: a row), c the line's coordinate on the other axis. Ties go as scipy's.
+    f0, f1: scratch room for n cells."""
+    f0[:n] = fy[:n]
+    f1[:n] = fx[:n]
     top = -1
     for i in range(n):
         if f0[i] < 0:
@@ -135,9 +141,9 @@ def _voronoi_line(fy, fx, n, d, c, stack):
 
 
 @njit
-def _nearest_nonzero(g):
-    """For every cell, (row, column) grids of its nearest non-zero cell (Euclidean), exactly as
-    scipy.ndimage.distance_transform_edt(g == 0, return_indices=True) picks them."""
+def _nearest_nonzero(g, need):
+    """For every cell of the rows y with need[y], (row, column) grids of its nearest non-zero cell
+    (Euclidean), exactly as scipy.ndimage.distance_transform_edt(g == 0, return_indices=True) picks them."""
     h, w = g.shape
     ny = np.full((h, w), -1, dtype=np.int64)
     nx = np.zeros((h, w), dtype=np.int64)
@@ -145,19 +151,23 @@ def _nearest_nonzero(g):
     ly = np.empty(m, dtype=np.int64)
     lx = np.empty(m, dtype=np.int64)
     stack = np.empty(m, dtype=np.int64)
+    f0 = np.empty(m, dtype=np.int64)
+    f1 = np.empty(m, dtype=np.int64)
     for x in range(w):  # along each column
         for y in range(h):
             ly[y] = y if g[y, x] != 0 else -1
             lx[y] = x if g[y, x] != 0 else 0
-        _voronoi_line(ly, lx, h, 0, x, stack)
+        _voronoi_line(ly, lx, h, 0, x, stack, f0, f1)
         for y in range(h):
             ny[y, x] = ly[y]
             nx[y, x] = lx[y]
-    for y in range(h):  # then along each row
+    for y in range(h):  # then along each row (a row's pass changes only its own cells)
+        if not need[y]:
+            continue
         for x in range(w):
             ly[x] = ny[y, x]
             lx[x] = nx[y, x]
-        _voronoi_line(ly, lx, w, 1, y, stack)
+        _voronoi_line(ly, lx, w, 1, y, stack, f0, f1)
         for x in range(w):
             ny[y, x] = ly[x]
             nx[y, x] = lx[x]
@@ -168,11 +178,19 @@ def _nearest_nonzero(g):
 def fill_holes_own(g: Grid) -> Grid | None:
     """Fill the zero cells that cannot reach the border with the colour of the nearest non-zero cell."""
     holes = _enclosed(g)
-    if not holes.any():
-        return empty()
-    ny, nx = _nearest_nonzero(g)
-    out = g.copy()
     h, w = g.shape
+    rows = np.zeros(h, dtype=np.bool_)  # the rows with a hole
+    some = False
+    for y in range(h):
+        for x in range(w):
+            if holes[y, x]:
+                rows[y] = True
+                some = True
+                break
+    if not some:
+        return empty()
+    ny, nx = _nearest_nonzero(g, rows)
+    out = g.copy()
     for y in range(h):
         for x in range(w):
             if holes[y, x]:
@@ -221,6 +239,13 @@ def flood_rooms(g: Grid) -> Grid | None:
 def flood_from(g: Grid, c: Color) -> Grid | None:
     """Every empty region (4-connected) that touches a cell of colour c is flooded with c."""
     h, w = g.shape
+    present = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                present = True
+    if not present:
+        return empty()  # no seed
     lab, n = label(_mask(g, 0), False, False)
     hit = np.zeros(n + 1, dtype=np.bool_)
     seeded = False
@@ -364,14 +389,18 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mark_in_box(g: Grid, c: Color) -> Grid | None:
     """Mark the cells of other non-zero colours inside the bounding box of colour c."""
-    lab = _mask(g, c).astype(np.int32)
-    y0, x0, y1, x1, size = _boxes(lab, 1)
-    if size[1] == 0:
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+    if y1 < 0:
         return empty()
     out = g.copy()
     hit = False
-    for y in range(y0[1], y1[1] + 1):
-        for x in range(x0[1], x1[1] + 1):
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
             if g[y, x] != 0 and g[y, x] != c:
                 out[y, x] = MARKER
                 hit = True
@@ -381,22 +410,28 @@ def mark_in_box(g: Grid, c: Color) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def fill_placeholders(g: Grid, c: Color) -> Grid | None:
     """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
+    if c == 0:
+        return empty()  # the pattern's box has no zeros, and there are no blocks of colour 0 to fill
     h, w = g.shape
-    other = np.zeros((h, w), dtype=np.int32)  # the pattern: the cells of colours other than 0 and c
+    # the pattern: the box of the cells of colours other than 0 and c
+    y0, x0, y1, x1 = h, w, -1, -1
+    nc = 0
     for y in range(h):
         for x in range(w):
-            if g[y, x] != 0 and g[y, x] != c:
-                other[y, x] = 1
-    py0, px0, py1, px1, psize = _boxes(other, 1)
-    if psize[1] == 0:
+            v = g[y, x]
+            if v == c:
+                nc += 1
+            elif v != 0:
+                y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+    if y1 < 0:
         return empty()
-    y0, x0, ph, pw = py0[1], px0[1], py1[1] - py0[1] + 1, px1[1] - px0[1] + 1
+    ph, pw = y1 - y0 + 1, x1 - x0 + 1
+    if nc < ph * pw:
+        return empty()  # too few cells of c for one block
     for y in range(y0, y0 + ph):
         for x in range(x0, x0 + pw):
             if g[y, x] == c:
                 return empty()  # the pattern holds c
-    if c == 0:
-        return empty()  # the pattern's box has no zeros, and there are no blocks of colour 0 to fill
     lab, n = label(_mask(g, c), False, False)
     by0, bx0, by1, bx1, size = _boxes(lab, n)
     out = g.copy()

@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import counts, empty, label
+from shared.solvers.dsl.primitives.kernels import empty, label
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -154,24 +154,30 @@ def _mirror_fill(m):
 
 
 @njit
-def _edited(crop, how):
-    """One object's box after the edit `how`, the same shape; the empty grid where it does not apply."""
+def _edit(crop, how, new, cnt):
+    """Write into `new` (crop's shape) one object's box after the edit `how` (not "symmetric", nor
+    "transpose" of a box that is not square); cnt: room for 256 colour counts."""
     h, w = crop.shape
-    out = np.zeros((h, w), dtype=np.uint8)
-    if how == _SYMMETRIC:
-        return _mirror_fill(crop)
-    if how == _TRANSPOSE and h != w:
-        return empty()
-    cnt = counts(crop)
-    common = np.argmax(cnt[1:]) + 1  # its commonest colour (the lowest of equals)
-    a, b, n = 0, 0, 0  # its two colours, low first, when it has exactly two
-    for c in range(1, cnt.size):
-        if cnt[c] != 0:
-            n += 1
-            if n == 1:
-                a = c
-            elif n == 2:
-                b = c
+    common, a, b, n = 0, 0, 0, 0
+    if how == _INVERT or how == _SWAP or how == _FILL_BOX:
+        top = 0  # the highest colour in the box: the counts above it are all zero
+        for y in range(h):
+            for x in range(w):
+                top = max(top, crop[y, x])
+        cnt[:top + 1] = 0
+        for y in range(h):
+            for x in range(w):
+                cnt[crop[y, x]] += 1
+        most = 0
+        for c in range(1, top + 1):
+            if cnt[c] > most:
+                common, most = c, cnt[c]  # its commonest colour (the lowest of equals)
+            if cnt[c] != 0:  # its two colours, low first, when it has exactly two
+                n += 1
+                if n == 1:
+                    a = c
+                elif n == 2:
+                    b = c
     for y in range(h):
         for x in range(w):
             v = crop[y, x]
@@ -190,8 +196,7 @@ def _edited(crop, how):
                     v = b if v == a else a if v == b else v
             elif how == _FILL_BOX:
                 v = common if v == 0 else v
-            out[y, x] = v
-    return out
+            new[y, x] = v
 
 
 @primitive(cost=2, params=(("flip_lr",), ("flip_ud",), ("rotate180",), ("transpose",), ("invert",), ("swap",),
@@ -227,17 +232,25 @@ def each_object(g: Grid, how: str) -> Grid | None:
                 break
             order[j - 1], order[j] = q, p
             j -= 1
+    if how == _TRANSPOSE:
+        for i in range(1, n + 1):
+            if y1[i] - y0[i] != x1[i] - x0[i]:
+                return empty()  # a box that is not square has no transpose in place
     out = g.copy()
+    cbuf = np.empty(h * w, dtype=np.uint8)  # each object's box and its edit, reused
+    nbuf = np.empty(h * w, dtype=np.uint8)
+    cnt = np.empty(256, dtype=np.int64)
     for i in order:
         bh, bw = y1[i] - y0[i] + 1, x1[i] - x0[i] + 1
-        crop = np.zeros((bh, bw), dtype=np.uint8)
+        crop = cbuf[:bh * bw].reshape((bh, bw))
         for y in range(bh):
             for x in range(bw):
-                if lab[y0[i] + y, x0[i] + x] == i:
-                    crop[y, x] = g[y0[i] + y, x0[i] + x]
-        new = _edited(crop, how)
-        if new.size == 0:
-            return empty()
+                crop[y, x] = g[y0[i] + y, x0[i] + x] if lab[y0[i] + y, x0[i] + x] == i else 0
+        if how == _SYMMETRIC:
+            new = _mirror_fill(crop)
+        else:
+            new = nbuf[:bh * bw].reshape((bh, bw))
+            _edit(crop, how, new, cnt)
         for y in range(bh):
             for x in range(bw):
                 if crop[y, x] != 0:
