@@ -44,7 +44,7 @@ def test_round_robin_and_solver_names():
 def test_budget_is_shared_and_unused_time_passes_on():
     ens = make(["c1", "c2"], {"c1": {"grids": [A]}, "c2": {"grids": [B]}}, shares=[1.0, 3.0])
     ens.solve(task_from_json(task_dict(), "t"), budget_s=8.0)
-    assert ens.members[0].budgets == [pytest.approx(2.0)]
+    assert ens.members[0].budgets == [pytest.approx(2.0, abs=0.05)]  # its share of what was left when it began
     assert ens.members[1].budgets[0] == pytest.approx(8.0, abs=0.05)  # c1 used almost nothing
 
 
