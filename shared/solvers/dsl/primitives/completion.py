@@ -466,6 +466,25 @@ _UD, _LR, _TURN, _T, _ANTI, _ROT1, _ROT3 = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit
+def _image_cell(box, code, y, x):
+    """Cell (y, x) of box's image `code` (a mirror or a turn of the box)."""
+    h, w = box.shape
+    if code == _UD:
+        return box[h - 1 - y, x]
+    if code == _LR:
+        return box[y, w - 1 - x]
+    if code == _TURN:
+        return box[h - 1 - y, w - 1 - x]
+    if code == _T:
+        return box[x, y]
+    if code == _ANTI:
+        return box[w - 1 - x, h - 1 - y]
+    if code == _ROT1:
+        return box[x, w - 1 - y]
+    return box[h - 1 - x, y]
+
+
+@njit
 def _fill_codes(box, codes):
     """box with its zeros filled from the images `codes` in turn (a later image fills what is
     still 0), or the empty grid when a non-zero cell of an image disagrees with the filling so far."""
@@ -474,20 +493,7 @@ def _fill_codes(box, codes):
     for code in codes:
         for y in range(h):
             for x in range(w):
-                if code == _UD:
-                    v = box[h - 1 - y, x]
-                elif code == _LR:
-                    v = box[y, w - 1 - x]
-                elif code == _TURN:
-                    v = box[h - 1 - y, w - 1 - x]
-                elif code == _T:
-                    v = box[x, y]
-                elif code == _ANTI:
-                    v = box[w - 1 - x, h - 1 - y]
-                elif code == _ROT1:
-                    v = box[x, w - 1 - y]
-                else:
-                    v = box[h - 1 - x, y]
+                v = _image_cell(box, code, y, x)
                 f = filled[y, x]
                 if f == 0:
                     filled[y, x] = v
@@ -505,18 +511,7 @@ def _agrees(box, code):
             f = box[y, x]
             if f == 0:
                 continue
-            if code == _UD:
-                v = box[h - 1 - y, x]
-            elif code == _LR:
-                v = box[y, w - 1 - x]
-            elif code == _TURN:
-                v = box[h - 1 - y, w - 1 - x]
-            elif code == _T:
-                v = box[x, y]
-            elif code == _ANTI:
-                v = box[w - 1 - x, h - 1 - y]
-            else:
-                v = box[x, w - 1 - y]
+            v = _image_cell(box, code, y, x)
             if v != 0 and v != f:
                 return False
     return True
