@@ -127,7 +127,10 @@ def kaggle_notebook(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_notebook_writes_a_complete_submission_from_a_2026_tree(kaggle_notebook, tmp_path):
+def test_notebook_writes_a_complete_submission_from_a_2026_tree(kaggle_notebook, tmp_path, monkeypatch):
+    # the inlined library lives in a fresh folder, so numba would compile every kernel again
+    # (about 3 minutes cold); the compiled path is the other DSL tests' subject, the notebook's flow is this one's
+    monkeypatch.setenv("ARC_DSL_PURE", "1")
     root, working = tmp_path / "input", tmp_path / "working"
     working.mkdir()
     chosen = load("arc1/train")[:3]
