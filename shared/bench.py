@@ -145,8 +145,9 @@ class Runner:
         pending = list(reversed(tasks))
         if not slots.is_open(deadline):
             return
-        for s in self.slots:
-            self._start(s)
+        # one worker builds its solver first, so what the solver caches on disk (numba's compiled
+        # kernels, a downloaded model) is made once; the others start when it is ready
+        self._start(self.slots[0])
         while (pending and slots.is_open(deadline)) or any(s.task is not None for s in self.slots):
             for s in slots.assign(self.slots, pending, budget_s, deadline):  # idle ready workers take work
                 s.conn.send((strip_test_outputs(s.task).to_json(), s.task.id, s.budget_s))
@@ -171,6 +172,9 @@ class Runner:
                     raise BenchError(msg["error"])
                 if msg["status"] == "ready":
                     s.ready = True
+                    for other in self.slots:
+                        if other.proc is None and not other.history:
+                            self._start(other)
                     continue
                 s.peak_rss_mb = max(s.peak_rss_mb, msg.get("peak_rss_mb") or 0.0)
                 task, s.task = s.task, None

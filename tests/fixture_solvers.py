@@ -34,6 +34,18 @@ class ScriptedSolver:
         return Prediction([[task.train[0].output] for _ in task.test], {"program": "def solve(I):\n    return I\n"})
 
 
+class LoggedStartSolver(ScriptedSolver):
+    """A scripted solver whose construction takes a while and is logged ("start PID" then
+    "built PID" lines in `log`): when workers build at the same time, their lines interleave."""
+
+    def __init__(self, log: str, build_s: float = 0.5):
+        with open(log, "a") as f:
+            f.write(f"start {os.getpid()}\n")
+        time.sleep(build_s)
+        with open(log, "a") as f:
+            f.write(f"built {os.getpid()}\n")
+
+
 class ConstSolver:
     """The same candidate grids for every test input (for ensemble tests)."""
 

@@ -51,6 +51,22 @@ def test_statuses_and_run_folder(task_folder, tmp_path):
     assert runs.closing_line(summary).startswith("solved 1/5 tasks (20.0%) in ")
 
 
+def test_one_worker_builds_its_solver_before_the_others_start(task_folder, tmp_path):
+    """A solver's on-disk caches (numba's compiled kernels) are made by the first worker alone."""
+    folder, write = task_folder
+    for name in ("sleep1", "sleep2", "good1", "good2"):  # the sleepers keep a worker busy past its budget
+        write(name)
+    log = tmp_path / "starts.log"
+    summary = bench.run(load(folder), tmp_path / "run", "tests.fixture_solvers:LoggedStartSolver", budget_s=0.5,
+                        workers=3, options={"log": str(log), "build_s": 0.3}, progress=False)
+    assert summary["solved"] == 2 and summary["statuses"]["timeout"] == 2
+    lines = log.read_text().split()
+    events = list(zip(lines[::2], lines[1::2], strict=True))
+    first = events[0][1]
+    assert events[0] == ("start", first) and events[1] == ("built", first)  # the first built alone
+    assert len({pid for _, pid in events if pid != first}) >= 2  # then the others, and restarts
+
+
 def test_memory_limit_is_an_error_not_a_crash(task_folder, tmp_path):
     folder, write = task_folder
     write("mem1")
