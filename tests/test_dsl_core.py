@@ -222,6 +222,23 @@ def test_a_split_and_its_join_take_two_steps_of_the_depth():
     assert three.exact()
 
 
+def test_a_finishing_crop_is_free_of_depth_after_a_last_step_too_big():
+    scale_up, crop_content = PRIMITIVES["scale_up"].fn, PRIMITIVES["crop_content"].fn
+    task = _task(lambda g: crop_content(scale_up(g, 2)), [np.pad(g, ((1, 2), (2, 1))) for g in _inputs(0, 4)])
+    plain = _search(task, depth=1)
+    assert plain.stats.stopped == "exhausted" and not plain.exact()
+    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                    time.monotonic() + 60, 1, finish=True)
+    cs.run()
+    found = [[op.label for op in cs.steps(s)] for s in cs.exact()]
+    assert ["scale_up 2", "crop_content"] in found
+    s = cs.exact()[found.index(["scale_up 2", "crop_content"])]
+    # no deeper than the limit; its parent is the last step's own (too big, so not sized) images
+    assert cs.st_depth[s] == 1 and cs.st_parent[s] > 0 and not cs.st_flags[cs.st_parent[s]] & E.SIZED
+    assert np.array_equal(cs.grids(s)[-1], task.test[0].output)
+    assert np.array_equal(run_source(to_source(cs.node(s)), task.test[0].input), task.test[0].output)
+
+
 def test_core_counts_match_what_it_kept():
     task = _task(FIXTURES["rotate_then_flip"], _inputs(3))
     cs = _search(task, depth=2)

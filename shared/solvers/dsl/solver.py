@@ -111,7 +111,7 @@ class DslSolver:
     name = "dsl"
 
     def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
-                 core_depth: int = 3, core_share: float = CORE_SHARE):
+                 core_depth: int = 3, core_share: float = CORE_SHARE, core_finish: bool = False):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
@@ -120,6 +120,7 @@ class DslSolver:
         if not 0.0 < core_share <= 1.0:
             raise ValueError(f"core_share must be in (0, 1], got {core_share}")
         self.core_share = core_share  # of a pass, the most the core may take before the Python search
+        self.core_finish = core_finish  # the core's crops after a last step too big, free of depth
         if core:
             jit.say_once()
             coresearch.warm()  # compile (or load) before any task's clock starts
@@ -131,7 +132,7 @@ class DslSolver:
         if self.core:
             now = time.monotonic()
             core_end = now + self.core_share * (deadline - now)
-            cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, self.core_depth)
+            cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, self.core_depth, finish=self.core_finish)
             st = cs.run()
             now = time.monotonic()
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))

@@ -206,7 +206,97 @@ def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
 
 
 @njit
-def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+def room_needed(n_main, n_ops, n_in):
+    """The most (states, images, bank cells) one state's expansion adds; children as images:
+    each op's state and, after a last step, each finishing step's."""
+    per = n_main * (1 + n_ops - n_main)
+    return per, per * n_in, per * n_in * MAX_SIDE * MAX_SIDE
+
+
+@njit
+def _child(k, i, node, n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+           op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+           sp_buf, sp_meta, sp_of, sp_node,
+           bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta):
+    """The image op k makes of image `node` (input i's), or NOT_APPLICABLE: from the child cache,
+    or computed, interned and cached. A split's parts are kept per input (sp_*), so the joins
+    after one split reuse them."""
+    key = np.int64(node) * n_ops + k
+    slot = _child_slot(ch_key, key)
+    if ch_key[slot] == key:
+        return ch_val[slot]
+    g = view(bank, img_off, img_h, img_w, node)
+    j = op_split[k]
+    if j < 0:
+        if op_arity[k] == 0:
+            out = fns0[op_index[k]](g)
+        elif op_arity[k] == 1:
+            out = fns1[op_index[k]](g, op_a[k])
+        else:
+            out = fns2[op_index[k]](g, op_a[k], op_b[k])
+    else:
+        if sp_of[i] != j or sp_node[i] != node:
+            if sp_arity[j] == 0:
+                buf, parts = sp0[sp_index[j]](g)
+            elif sp_arity[j] == 1:
+                buf, parts = sp1[sp_index[j]](g, sp_a[j])
+            else:
+                buf, parts = sp2[sp_index[j]](g, sp_a[j], sp_b[j])
+            sp_buf[i] = buf
+            sp_meta[i] = parts
+            sp_of[i] = j
+            sp_node[i] = node
+        if sp_meta[i].shape[0] == 0:
+            out = np.zeros((0, 0), dtype=np.uint8)
+        else:
+            out = jn0[op_index[k]](sp_buf[i], sp_meta[i])
+    rows, cols = out.shape
+    if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
+        child = NOT_APPLICABLE
+    else:
+        child = intern(out, bank, img_off, img_h, img_w, img_hash, img_tab, meta)
+    ch_key[slot] = key
+    ch_val[slot] = child
+    meta[CHILDREN] += 1
+    return child
+
+
+@njit
+def _put(row, s, k, nd, cost, level_first, n_demo, out_ids, bank, img_off, img_h, img_w,
+         st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, leaf):
+    """Keep the state `row`, made by op k from state s: a new state's id; an existing one's id
+    (taking this program when it is shallower or cheaper and its level is still being built);
+    -1 for a last step that cannot be an answer (checked, not kept)."""
+    meta[GENERATED] += 1
+    slot = _state_slot(st_nodes, st_tab, row)
+    t = st_tab[slot]
+    if t != EMPTY:
+        if t >= level_first and (st_depth[t] > nd or st_depth[t] == nd and st_cost[t] > cost):
+            st_parent[t] = s  # found again, shallower or cheaper, before its level is expanded
+            st_op[t] = k
+            st_depth[t] = nd
+            st_cost[t] = cost
+        return t
+    flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
+    if leaf and not flags & SIZED:
+        return -1
+    t = meta[N_STATES]
+    st_nodes[t] = row
+    st_parent[t] = s
+    st_op[t] = k
+    st_depth[t] = nd
+    st_cost[t] = cost
+    st_flags[t] = flags
+    st_score[t] = right
+    st_tab[slot] = t
+    meta[N_STATES] = t + 1
+    if flags & SIZED:
+        meta[SIZED_SEEN] += 1
+    return t
+
+
+@njit
+def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
            op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps, op_cost,
            sp_arity, sp_index, sp_a, sp_b,
            bank, img_off, img_h, img_w, img_hash, img_tab,
@@ -219,14 +309,20 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, fns0, fns
     to the level being built, and one found again by a shallower or cheaper program takes that
     program (st_cost: the summed cost of its steps).
 
-    Op k is a grid step (op_split[k] < 0): kernel `fns<arity>[op_index[k]]` with parameters
-    op_a[k], op_b[k]; or a split followed by a join (op_split[k] = j >= 0): split op j (kernel
-    `sp<sp_arity[j]>[sp_index[j]]` with sp_a[j], sp_b[j]) into parts, then join
-    `jn0[op_index[k]]` of them into one image. A step costs op_steps[k] of the depth (a split
-    and its join two): a state's depth is st_depth, and no program goes past max_depth."""
+    Ops 0 .. n_main - 1 are enumerated. Op k is a grid step (op_split[k] < 0): kernel
+    `fns<arity>[op_index[k]]` with parameters op_a[k], op_b[k]; or a split followed by a join
+    (op_split[k] = j >= 0): split op j (kernel `sp<sp_arity[j]>[sp_index[j]]` with sp_a[j],
+    sp_b[j]) into parts, then join `jn0[op_index[k]]` of them into one image. A step costs
+    op_steps[k] of the depth (a split and its join two): a state's depth is st_depth, and no
+    program goes past max_depth.
+
+    Ops from n_main on are finishing steps (grid steps, crops), free of depth: a last step that
+    misses the first demo output's shape is tried with each, and one that then gives every demo
+    its output's shape is kept, the last step's own images as its parent."""
     n_ops = len(op_arity)
     n_in = st_nodes.shape[1]
     row = np.empty(n_in, dtype=np.int32)
+    fin = np.empty(n_in, dtype=np.int32)
     # the parts of the split last made of each input's image (ops come grouped by split)
     sp_buf = [np.zeros(0, dtype=np.uint8) for _ in range(n_in)]
     sp_meta = [np.zeros((0, 3), dtype=np.int64) for _ in range(n_in)]
@@ -235,13 +331,13 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, fns0, fns
     idx = first
     while idx < last:
         s = todo[idx]
-        if meta[N_STATES] + n_ops > room_states or meta[N_IMG] + n_ops * n_in > room_images or \
-                meta[BANK_USED] + n_ops * n_in * MAX_SIDE * MAX_SIDE > room_cells or \
-                meta[CHILDREN] + n_ops * n_in > room_children:
+        need_states, need_images, need_cells = room_needed(n_main, n_ops, n_in)
+        if meta[N_STATES] + need_states > room_states or meta[N_IMG] + need_images > room_images or \
+                meta[BANK_USED] + need_cells > room_cells or meta[CHILDREN] + need_images > room_children:
             return idx
         sized = st_flags[s] & SIZED
         depth = st_depth[s]
-        for k in range(n_ops):
+        for k in range(n_main):
             nd = depth + op_steps[k]
             if nd > max_depth or (op_first[k] and depth > 0):
                 continue
@@ -251,81 +347,71 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, fns0, fns
             if leaf and ((op_shape[k] == 1 and not sized) or (op_shape[k] == 2 and sized)):
                 continue
             ok = True
+            finish = False
             for i in range(n_in):
-                node = st_nodes[s, i]
-                key = np.int64(node) * n_ops + k
-                slot = _child_slot(ch_key, key)
-                if ch_key[slot] == key:
-                    child = ch_val[slot]
-                else:
-                    g = view(bank, img_off, img_h, img_w, node)
-                    j = op_split[k]
-                    if j < 0:
-                        if op_arity[k] == 0:
-                            out = fns0[op_index[k]](g)
-                        elif op_arity[k] == 1:
-                            out = fns1[op_index[k]](g, op_a[k])
-                        else:
-                            out = fns2[op_index[k]](g, op_a[k], op_b[k])
-                    else:
-                        if sp_of[i] != j or sp_node[i] != node:
-                            if sp_arity[j] == 0:
-                                buf, parts = sp0[sp_index[j]](g)
-                            elif sp_arity[j] == 1:
-                                buf, parts = sp1[sp_index[j]](g, sp_a[j])
-                            else:
-                                buf, parts = sp2[sp_index[j]](g, sp_a[j], sp_b[j])
-                            sp_buf[i] = buf
-                            sp_meta[i] = parts
-                            sp_of[i] = j
-                            sp_node[i] = node
-                        if sp_meta[i].shape[0] == 0:
-                            out = np.zeros((0, 0), dtype=np.uint8)
-                        else:
-                            out = jn0[op_index[k]](sp_buf[i], sp_meta[i])
-                    rows, cols = out.shape
-                    if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
-                        child = NOT_APPLICABLE
-                    else:
-                        child = intern(out, bank, img_off, img_h, img_w, img_hash, img_tab, meta)
-                    ch_key[slot] = key
-                    ch_val[slot] = child
-                    meta[CHILDREN] += 1
+                child = _child(k, i, st_nodes[s, i], n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                               op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                               sp_buf, sp_meta, sp_of, sp_node,
+                               bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
                 if child < 0:
                     ok = False
                     break
                 if leaf and i < n_demo and (img_h[child] != img_h[out_ids[i]] or img_w[child] != img_w[out_ids[i]]):
                     ok = False  # a last step off the outputs' shape on one demo: no answer, stop here
+                    finish = i == 0 and n_ops > n_main and img_h[child] >= img_h[out_ids[0]] and \
+                        img_w[child] >= img_w[out_ids[0]]
                     break
                 row[i] = child
-            if not ok:
+            if ok:
+                _put(row, s, k, nd, st_cost[s] + op_cost[k], level_first, n_demo, out_ids, bank, img_off, img_h,
+                     img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, leaf)
                 continue
-            meta[GENERATED] += 1
-            slot = _state_slot(st_nodes, st_tab, row)
-            t = st_tab[slot]
-            cost = st_cost[s] + op_cost[k]
-            if t != EMPTY:
-                if t >= level_first and (st_depth[t] > nd or st_depth[t] == nd and st_cost[t] > cost):
-                    st_parent[t] = s  # found again, shallower or cheaper, before its level is expanded
-                    st_op[t] = k
-                    st_depth[t] = nd
-                    st_cost[t] = cost
+            if not finish:
                 continue
-            flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
-            if leaf and not flags & SIZED:
-                continue  # a last step that cannot be an answer: checked, not kept
-            t = meta[N_STATES]
-            st_nodes[t] = row
-            st_parent[t] = s
-            st_op[t] = k
-            st_depth[t] = nd
-            st_cost[t] = cost
-            st_flags[t] = flags
-            st_score[t] = right
-            st_tab[slot] = t
-            meta[N_STATES] = t + 1
-            if flags & SIZED:
-                meta[SIZED_SEEN] += 1
+            # the last step missed the first demo's shape by being too big: try the finishing steps
+            c0 = _child(k, 0, st_nodes[s, 0], n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                        op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                        sp_buf, sp_meta, sp_of, sp_node,
+                        bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+            have_row = False
+            for f in range(n_main, n_ops):
+                d0 = _child(f, 0, c0, n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                            op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                            sp_buf, sp_meta, sp_of, sp_node,
+                            bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+                if d0 < 0 or img_h[d0] != img_h[out_ids[0]] or img_w[d0] != img_w[out_ids[0]]:
+                    continue
+                if not have_row:  # the last step's images on every input, once
+                    for i in range(n_in):
+                        child = _child(k, i, st_nodes[s, i], n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                                       op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                                       sp_buf, sp_meta, sp_of, sp_node,
+                                       bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+                        if child < 0:
+                            break
+                        row[i] = child
+                    else:
+                        have_row = True
+                    if not have_row:
+                        break
+                done = True
+                for i in range(n_in):
+                    child = _child(f, i, row[i], n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                                   op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                                   sp_buf, sp_meta, sp_of, sp_node,
+                                   bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+                    if child < 0 or i < n_demo and (img_h[child] != img_h[out_ids[i]] or
+                                                    img_w[child] != img_w[out_ids[i]]):
+                        done = False
+                        break
+                    fin[i] = child
+                if not done:
+                    continue
+                mid = _put(row, s, k, nd, st_cost[s] + op_cost[k], level_first, n_demo, out_ids, bank, img_off,
+                           img_h, img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab,
+                           meta, False)
+                _put(fin, mid, f, nd, st_cost[mid] + op_cost[f], level_first, n_demo, out_ids, bank, img_off, img_h,
+                     img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, True)
         idx += 1
     return idx
 

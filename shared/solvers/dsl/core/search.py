@@ -57,9 +57,19 @@ def core_ops(colours: list[int]) -> list[tuple[Op, ...]]:
     return grid + [(sp, jn) for sp in splits for jn in joins]
 
 
+FINISHERS = ("crop_content", "compress", "trim")  # free of depth after a last step too big for the outputs
+
+
+def finishing_ops() -> list[tuple[Op, ...]]:
+    """The finishing steps: crops that take a last step's too-big images down to the outputs'
+    shape at no depth cost (as the reference's embedding and cropping to the predicted size)."""
+    ops = {op.prim.name: op for op in search_ops([]) if op.prim.name in FINISHERS and not op.args}
+    return [(ops[name],) for name in FINISHERS]
+
+
 class CoreSearch:
     def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
-                 max_bytes: int = MAX_BYTES):
+                 max_bytes: int = MAX_BYTES, finish: bool = False):
         self.n_demo = len(demo_inputs)
         self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
@@ -68,6 +78,9 @@ class CoreSearch:
         self.max_bytes = max_bytes
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
         self.ops = core_ops(colours)
+        self.n_main = len(self.ops)  # the enumerated ops; then the finishing steps
+        if finish:
+            self.ops += finishing_ops()
         self.tables = kernels.tables()
         self.stats = CoreStats()
         self._op_arrays()
@@ -146,11 +159,11 @@ class CoreSearch:
     def _grow(self) -> bool:
         """Enlarge whatever is nearly full; False when that would pass the memory cap."""
         m = self.meta
-        n_ops, n_in = len(self.ops), len(self.inputs)
-        need_states = m[E.N_STATES] + n_ops
-        need_imgs = m[E.N_IMG] + n_ops * n_in
-        need_cells = m[E.BANK_USED] + n_ops * n_in * E.MAX_SIDE * E.MAX_SIDE
-        need_children = m[E.CHILDREN] + n_ops * n_in
+        states, imgs, cells = E.room_needed(self.n_main, len(self.ops), len(self.inputs))
+        need_states = m[E.N_STATES] + states
+        need_imgs = m[E.N_IMG] + imgs
+        need_cells = m[E.BANK_USED] + cells
+        need_children = m[E.CHILDREN] + imgs
         plan = []
         if need_states > len(self.st_nodes):
             plan.append("states")
@@ -247,7 +260,7 @@ class CoreSearch:
     def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
         room = self._room()
         t = self.tables
-        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids,
+        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main,
                             *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
                             self.op_split, self.op_steps, self.op_cost,
