@@ -225,6 +225,18 @@ def _child(k, i, node, n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
     slot = _child_slot(ch_key, key)
     if ch_key[slot] == key:
         return ch_val[slot]
+    return _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                      op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                      sp_buf, sp_meta, sp_of, sp_node,
+                      bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+
+
+@njit
+def _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+               op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+               sp_buf, sp_meta, sp_of, sp_node,
+               bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta):
+    """Op k's image of image `node`, computed, interned and cached at the child table's `slot`."""
     g = view(bank, img_off, img_h, img_w, node)
     j = op_split[k]
     if j < 0:
@@ -349,10 +361,16 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, f
             ok = True
             finish = False
             for i in range(n_in):
-                child = _child(k, i, st_nodes[s, i], n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
-                               op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
-                               sp_buf, sp_meta, sp_of, sp_node,
-                               bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+                node = st_nodes[s, i]
+                key = np.int64(node) * n_ops + k
+                slot = _child_slot(ch_key, key)
+                if ch_key[slot] == key:  # the hot path, inline: most children are met before
+                    child = ch_val[slot]
+                else:
+                    child = _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                                       op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                                       sp_buf, sp_meta, sp_of, sp_node,
+                                       bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
                 if child < 0:
                     ok = False
                     break
