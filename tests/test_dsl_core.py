@@ -239,6 +239,28 @@ def test_a_finishing_crop_is_free_of_depth_after_a_last_step_too_big():
     assert np.array_equal(run_source(to_source(cs.node(s)), task.test[0].input), task.test[0].output)
 
 
+@pytest.mark.parametrize("name", ["rotate_then_flip", "largest_object_flipped"])
+def test_pruned_last_steps_lose_no_exact_program(name):
+    task = _task(FIXTURES[name], INPUTS.get(name, _inputs)(len(name)))
+    runs = {}
+    for prune in (False, True):
+        cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                        time.monotonic() + 60, 3, prune=prune)
+        cs.run()
+        assert cs.stats.stopped == "exhausted"
+        runs[prune] = cs
+    full, pruned = runs[False], runs[True]
+    assert full.stats.pruned == 0 and pruned.stats.pruned > 0
+    assert pruned.stats.generated < full.stats.generated
+    assert pruned.exact() and [full.steps(s) for s in full.exact()] == [pruned.steps(s) for s in pruned.exact()]
+    # what is dropped is a last step no better than its state on the first demo, never a shallower state
+    def images(cs, s):
+        return tuple((g.shape, g.tobytes()) for g in cs.grids(s))
+
+    kept = {images(pruned, s) for s in range(pruned.n_states())}
+    assert all(images(full, s) in kept for s in range(full.n_states()) if full.st_depth[s] < 3)
+
+
 def test_core_counts_match_what_it_kept():
     task = _task(FIXTURES["rotate_then_flip"], _inputs(3))
     cs = _search(task, depth=2)

@@ -63,6 +63,8 @@ def enumerate_depth(task, depth: int, cap_s: float) -> dict:
     st = s.stats
     return {"depth": depth, "seconds": round(secs, 3), "stopped": st.stopped, "generated": st.generated,
             "expanded": st.expanded, "generated_per_s": round(st.generated / secs, 1) if secs else 0.0,
+            # a last step stopped at the first demo (no better than its state there) is checked, not generated
+            "pruned": st.pruned, "checked_per_s": round((st.generated + st.pruned) / secs, 1) if secs else 0.0,
             "expanded_per_s": round(st.expanded / secs, 1) if secs else 0.0,
             "exhausted_s": round(secs, 3) if st.stopped == "exhausted" else None}
 
@@ -97,6 +99,7 @@ def summarise(rows: list[dict], compile_s: tuple | None = None) -> dict:
         out[f"depth{d}"] = {
             "median_generated_per_s": _median(c["generated_per_s"] for c in cells),
             "median_expanded_per_s": _median(c["expanded_per_s"] for c in cells),
+            "median_checked_per_s": _median(c["checked_per_s"] for c in cells),
             "exhausted": sum(c["exhausted_s"] is not None for c in cells),
             "median_exhausted_s": _median(c["exhausted_s"] for c in cells)}
     return out
@@ -147,6 +150,7 @@ def main(argv: list[str]) -> int:
     d2, d3 = summary["depth2"], summary["depth3"]
     print(f"median over {len(rows)} tasks: solver {summary['median_solver_states_per_s']:,.0f} states/s; "
           f"depth 2 {d2['median_generated_per_s']:,.0f} generated/s, exhausted on {d2['exhausted']}; "
-          f"depth 3 {d3['median_generated_per_s']:,.0f} generated/s, exhausted on {d3['exhausted']} "
+          f"depth 3 {d3['median_generated_per_s']:,.0f} generated/s ({d3['median_checked_per_s']:,.0f} checked/s), "
+          f"exhausted on {d3['exhausted']} "
           f"within {args.cap_s:g} s; peak RSS {summary['peak_rss_mb']:.0f} MB")
     return 0

@@ -111,7 +111,8 @@ class DslSolver:
     name = "dsl"
 
     def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
-                 core_depth: int = 3, core_share: float = CORE_SHARE, core_finish: bool = False):
+                 core_depth: int = 3, core_share: float = CORE_SHARE, core_finish: bool = False,
+                 core_prune: bool = True):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
@@ -121,6 +122,7 @@ class DslSolver:
             raise ValueError(f"core_share must be in (0, 1], got {core_share}")
         self.core_share = core_share  # of a pass, the most the core may take before the Python search
         self.core_finish = core_finish  # the core's crops after a last step too big, free of depth
+        self.core_prune = core_prune    # the core's last steps no better than their state on demo 1 stop there
         if core:
             jit.say_once()
             coresearch.warm()  # compile (or load) before any task's clock starts
@@ -132,7 +134,8 @@ class DslSolver:
         if self.core:
             now = time.monotonic()
             core_end = now + self.core_share * (deadline - now)
-            cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, self.core_depth, finish=self.core_finish)
+            cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, self.core_depth, finish=self.core_finish,
+                                       prune=self.core_prune)
             st = cs.run()
             now = time.monotonic()
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))

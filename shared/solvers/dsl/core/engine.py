@@ -30,7 +30,7 @@ EXACT = 2      # every demo image is its output
 RECOLOUR = 4   # sized, and one colour map (over every demo) turns it into the outputs
 
 # meta: counters shared by the driver and the kernels
-N_IMG, BANK_USED, N_STATES, CHILDREN, GENERATED, SIZED_SEEN, REOPENED = range(7)
+N_IMG, BANK_USED, N_STATES, CHILDREN, GENERATED, SIZED_SEEN, REOPENED, PRUNED = range(8)
 META = 8
 
 
@@ -308,7 +308,27 @@ def _put(row, s, k, nd, cost, level_first, n_demo, out_ids, bank, img_off, img_h
 
 
 @njit
-def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+def _right(bank, img_off, img_h, img_w, a, o):
+    """(cells of image a equal to image o's, whether one colour map turns a into o); same shapes."""
+    pa, po = img_off[a], img_off[o]
+    cmap = np.full(256, -1, dtype=np.int64)
+    right = 0
+    consistent = True
+    for k in range(img_h[a] * img_w[a]):
+        va = bank[pa + k]
+        vo = bank[po + k]
+        if va == vo:
+            right += 1
+        if consistent:
+            if cmap[va] == -1:
+                cmap[va] = vo
+            elif cmap[va] != vo:
+                consistent = False
+    return right, consistent
+
+
+@njit
+def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, prune, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
            op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps, op_cost,
            sp_arity, sp_index, sp_a, sp_b,
            bank, img_off, img_h, img_w, img_hash, img_tab,
@@ -330,7 +350,11 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, f
 
     Ops from n_main on are finishing steps (grid steps, crops), free of depth: a last step that
     misses the first demo output's shape is tried with each, and one that then gives every demo
-    its output's shape is kept, the last step's own images as its parent."""
+    its output's shape is kept, the last step's own images as its parent.
+
+    With `prune`, a last step whose image of the first demo is not its output, has no more cells
+    right than the state it came from and no colour map to it, stops there: the other inputs
+    are not run (it could only be a weaker guess than its parent)."""
     n_ops = len(op_arity)
     n_in = st_nodes.shape[1]
     row = np.empty(n_in, dtype=np.int32)
@@ -349,6 +373,7 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, f
             return idx
         sized = st_flags[s] & SIZED
         depth = st_depth[s]
+        base = -1  # cells of the first demo the state has right, once needed
         for k in range(n_main):
             nd = depth + op_steps[k]
             if nd > max_depth or (op_first[k] and depth > 0):
@@ -379,6 +404,17 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, f
                     finish = i == 0 and n_ops > n_main and img_h[child] >= img_h[out_ids[0]] and \
                         img_w[child] >= img_w[out_ids[0]]
                     break
+                if leaf and prune and i == 0 and child != out_ids[0]:
+                    if base < 0:
+                        a, o = st_nodes[s, 0], out_ids[0]
+                        base = 0
+                        if img_h[a] == img_h[o] and img_w[a] == img_w[o]:
+                            base, _ = _right(bank, img_off, img_h, img_w, a, o)
+                    right, consistent = _right(bank, img_off, img_h, img_w, child, out_ids[0])
+                    if right <= base and not consistent:
+                        ok = False
+                        meta[PRUNED] += 1
+                        break
                 row[i] = child
             if ok:
                 _put(row, s, k, nd, st_cost[s] + op_cost[k], level_first, n_demo, out_ids, bank, img_off, img_h,

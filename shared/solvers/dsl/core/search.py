@@ -39,6 +39,7 @@ class CoreStats:
     states: int = 0
     images: int = 0
     sized: int = 0
+    pruned: int = 0
     max_depth_reached: int = 0
     stopped: str = ""
     seconds: float = 0.0
@@ -69,13 +70,14 @@ def finishing_ops() -> list[tuple[Op, ...]]:
 
 class CoreSearch:
     def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
-                 max_bytes: int = MAX_BYTES, finish: bool = False):
+                 max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True):
         self.n_demo = len(demo_inputs)
         self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
         self.deadline = deadline
         self.max_depth = max_depth
         self.max_bytes = max_bytes
+        self.prune = prune  # last steps no better than their state on the first demo stop there
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
         self.ops = core_ops(colours)
         self.n_main = len(self.ops)  # the enumerated ops; then the finishing steps
@@ -254,13 +256,14 @@ class CoreSearch:
         self.stats.states = int(m[E.N_STATES])
         self.stats.images = int(m[E.N_IMG])
         self.stats.sized = int(m[E.SIZED_SEEN])
+        self.stats.pruned = int(m[E.PRUNED])
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
 
     def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
         room = self._room()
         t = self.tables
-        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main,
+        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main, self.prune,
                             *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
                             self.op_split, self.op_steps, self.op_cost,
