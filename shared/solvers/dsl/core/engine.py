@@ -328,7 +328,8 @@ def _right(bank, img_off, img_h, img_w, a, o):
 
 
 @njit
-def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, prune, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, prune,
+           fns0, fns1, fns2, sp0, sp1, sp2, jn0,
            op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps, op_cost,
            sp_arity, sp_index, sp_a, sp_b,
            bank, img_off, img_h, img_w, img_hash, img_tab,

@@ -263,7 +263,8 @@ class CoreSearch:
     def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
         room = self._room()
         t = self.tables
-        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main, self.prune,
+        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main,
+                            self.prune,
                             *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
                             self.op_split, self.op_steps, self.op_cost,
