@@ -184,25 +184,34 @@ def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
         if img_h[a] != img_h[o] or img_w[a] != img_w[o]:
             return 0, 0
     right = 0
-    cmap = np.full(256, -1, dtype=np.int64)
+    cmap = np.full(256, -1, dtype=np.int64)  # one colour map over every demo
     consistent = True
     for i in range(n_demo):
-        a, o = row[i], out_ids[i]
-        pa, po = img_off[a], img_off[o]
-        for k in range(img_h[a] * img_w[a]):
-            va = bank[pa + k]
-            vo = bank[po + k]
-            if va == vo:
-                right += 1
-            if consistent:
-                if cmap[va] == -1:
-                    cmap[va] = vo
-                elif cmap[va] != vo:
-                    consistent = False
+        r, consistent = _right(bank, img_off, img_h, img_w, row[i], out_ids[i], cmap, consistent)
+        right += r
     flags = SIZED
     if consistent:
         flags |= RECOLOUR
     return flags, right
+
+
+@njit
+def _right(bank, img_off, img_h, img_w, a, o, cmap, consistent):
+    """(cells of image a equal to image o's, whether the colour map `cmap` (-1: not yet mapped)
+    still turns everything into its image): images of the same shape; cmap is extended."""
+    pa, po = img_off[a], img_off[o]
+    right = 0
+    for k in range(img_h[a] * img_w[a]):
+        va = bank[pa + k]
+        vo = bank[po + k]
+        if va == vo:
+            right += 1
+        if consistent:
+            if cmap[va] == -1:
+                cmap[va] = vo
+            elif cmap[va] != vo:
+                consistent = False
+    return right, consistent
 
 
 @njit
@@ -308,26 +317,6 @@ def _put(row, s, k, nd, cost, level_first, n_demo, out_ids, bank, img_off, img_h
 
 
 @njit
-def _right(bank, img_off, img_h, img_w, a, o):
-    """(cells of image a equal to image o's, whether one colour map turns a into o); same shapes."""
-    pa, po = img_off[a], img_off[o]
-    cmap = np.full(256, -1, dtype=np.int64)
-    right = 0
-    consistent = True
-    for k in range(img_h[a] * img_w[a]):
-        va = bank[pa + k]
-        vo = bank[po + k]
-        if va == vo:
-            right += 1
-        if consistent:
-            if cmap[va] == -1:
-                cmap[va] = vo
-            elif cmap[va] != vo:
-                consistent = False
-    return right, consistent
-
-
-@njit
 def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, prune,
            fns0, fns1, fns2, sp0, sp1, sp2, jn0,
            op_arity, op_index, op_a, op_b, op_first, op_shape, op_split, op_steps, op_cost,
@@ -360,6 +349,7 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
     n_in = st_nodes.shape[1]
     row = np.empty(n_in, dtype=np.int32)
     fin = np.empty(n_in, dtype=np.int32)
+    cmap = np.full(256, -1, dtype=np.int64)
     # the parts of the split last made of each input's image (ops come grouped by split)
     sp_buf = [np.zeros(0, dtype=np.uint8) for _ in range(n_in)]
     sp_meta = [np.zeros((0, 3), dtype=np.int64) for _ in range(n_in)]
@@ -410,8 +400,9 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
                         a, o = st_nodes[s, 0], out_ids[0]
                         base = 0
                         if img_h[a] == img_h[o] and img_w[a] == img_w[o]:
-                            base, _ = _right(bank, img_off, img_h, img_w, a, o)
-                    right, consistent = _right(bank, img_off, img_h, img_w, child, out_ids[0])
+                            base, _ = _right(bank, img_off, img_h, img_w, a, o, cmap, False)
+                    cmap[:] = -1
+                    right, consistent = _right(bank, img_off, img_h, img_w, child, out_ids[0], cmap, True)
                     if right <= base and not consistent:
                         ok = False
                         meta[PRUNED] += 1

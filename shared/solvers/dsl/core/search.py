@@ -5,7 +5,10 @@ fill, and reads back what the search found.
 `CoreSearch(demo_inputs, demo_outputs, test_inputs, deadline, max_depth).run()` enumerates every
 program of kernel primitives up to `max_depth` steps (parameters baked in, one op per parameter
 set, colours from the task), shallowest first. A split into parts and the join that makes one
-image of them are one op of the core that costs two steps of the depth. Afterwards `exact()` are the states that
+image of them are one op of the core that costs two steps of the depth. A last step whose image
+of the first demo is no better than its state's (cells right, no colour map to the output) stops
+there (`prune`); with `finish`, a last step too big for the outputs may be cropped to them at no
+depth cost (`FINISHERS`). Afterwards `exact()` are the states that
 reproduce every demo output, `sized()` those with the outputs' shapes ranked by cells right,
 `grids(s)` a state's images and `node(s)` its program, which prints with the registry's
 primitives (the same kernels, called from Python).
