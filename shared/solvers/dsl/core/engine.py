@@ -288,7 +288,6 @@ def _put(row, s, k, nd, cost, level_first, n_demo, out_ids, bank, img_off, img_h
     """Keep the state `row`, made by op k from state s: a new state's id; an existing one's id
     (taking this program when it is shallower or cheaper and its level is still being built);
     -1 for a last step that cannot be an answer (checked, not kept)."""
-    meta[GENERATED] += 1
     slot = _state_slot(st_nodes, st_tab, row)
     t = st_tab[slot]
     if t != EMPTY:
@@ -409,6 +408,7 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
                         break
                 row[i] = child
             if ok:
+                meta[GENERATED] += 1
                 _put(row, s, k, nd, st_cost[s] + op_cost[k], level_first, n_demo, out_ids, bank, img_off, img_h,
                      img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, leaf)
                 continue
@@ -453,9 +453,11 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
                     fin[i] = child
                 if not done:
                     continue
+                meta[GENERATED] += 1
                 mid = _put(row, s, k, nd, st_cost[s] + op_cost[k], level_first, n_demo, out_ids, bank, img_off,
                            img_h, img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab,
                            meta, False)
+                meta[GENERATED] += 1
                 _put(fin, mid, f, nd, st_cost[mid] + op_cost[f], level_first, n_demo, out_ids, bank, img_off, img_h,
                      img_w, st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, True)
         idx += 1
@@ -466,16 +468,5 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
 def add_root(row, n_demo, out_ids, bank, img_off, img_h, img_w,
              st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta):
     """The inputs themselves: state 0."""
-    slot = _state_slot(st_nodes, st_tab, row)
-    flags, right = _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w)
-    t = meta[N_STATES]
-    st_nodes[t] = row
-    st_parent[t] = -1
-    st_op[t] = -1
-    st_depth[t] = 0
-    st_cost[t] = 0.0
-    st_flags[t] = flags
-    st_score[t] = right
-    st_tab[slot] = t
-    meta[N_STATES] = t + 1
-    return t
+    return _put(row, -1, -1, 0, 0.0, 0, n_demo, out_ids, bank, img_off, img_h, img_w,
+                st_nodes, st_parent, st_op, st_depth, st_cost, st_flags, st_score, st_tab, meta, False)
