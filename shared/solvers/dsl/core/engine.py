@@ -354,10 +354,10 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
     sp_meta = [np.zeros((0, 3), dtype=np.int64) for _ in range(n_in)]
     sp_of = np.full(n_in, -1, dtype=np.int64)
     sp_node = np.full(n_in, -1, dtype=np.int64)
+    need_states, need_images, need_cells = room_needed(n_main, n_ops, n_in)
     idx = first
     while idx < last:
         s = todo[idx]
-        need_states, need_images, need_cells = room_needed(n_main, n_ops, n_in)
         if meta[N_STATES] + need_states > room_states or meta[N_IMG] + need_images > room_images or \
                 meta[BANK_USED] + need_cells > room_cells or meta[CHILDREN] + need_images > room_children:
             return idx
