@@ -84,13 +84,37 @@ def test_pieces_layer_partial_programs():
     assert same(piece.preds[0], outs[4])
 
 
+def test_pieces_stack_the_compiled_core_s_states_three_deep():
+    from shared.solvers.dsl.core.search import CoreSearch
+
+    ins = _grids(5, 5)
+    # each grid over its left-right mirror over its up-down mirror: three layers of depth-1 states
+    outs = [np.where(g != 0, g, np.where(g[:, ::-1] != 0, g[:, ::-1], g[::-1])).astype(np.uint8) for g in ins]
+    core = CoreSearch(ins[:4], outs[:4], ins[4:], time.monotonic() + 30, max_depth=1, prune=False)
+    core.run()
+    assert not core.exact()
+    empty = Search(ins[:4], outs[:4], ins[4:], time.monotonic() + 1, max_depth=1)  # not run: no sized states
+    piece = combine(empty, time.monotonic() + 10, core=core)
+    assert piece is not None and piece.kind == "pieces"
+    src = to_source(piece.node)
+    assert src.count("paint_over") == 2
+    for g, o in zip(ins, outs, strict=True):
+        assert same(run_source(src, g), o)
+    assert same(piece.preds[0], outs[4])
+
+
 def test_ranking_prefers_simple_kinds_and_distinct_answers():
     a, b = np.zeros((2, 2), np.uint8), np.ones((2, 2), np.uint8)
     cands = [Candidate(INPUT, "rule", 1.0, [a]), Candidate(INPUT, "exact", 5.0, [a]),
              Candidate(INPUT, "pieces", 0.5, [b]), Candidate(INPUT, "exact", 6.0, [a])]
     best = rank(cands, [set()])
     assert [c.kind for c in best] == ["exact", "pieces"]
-    assert rank(cands, [{(3, 3)}]) == []  # a trusted size rule drops wrong-sized answers
+    # a trusted size rule drops wrong-sized answers, but for an exact or fitted program, which
+    # only fills attempts that answers of the predicted size leave free
+    assert rank(cands, [{(3, 3)}], off_size=False) == []
+    assert [c.kind for c in rank(cands, [{(3, 3)}])] == ["exact"]
+    c3 = Candidate(INPUT, "rule", 9.0, [np.zeros((3, 3), np.uint8)])
+    assert [c.kind for c in rank(cands + [c3], [{(3, 3)}])] == ["rule", "exact"]
 
 
 def test_output_size_rules():

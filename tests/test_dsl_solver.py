@@ -283,3 +283,17 @@ def test_the_first_tree_guess_grows_on_the_input_itself():
     assert guesses[0].kind == "tree"
     assert "= cell_rule(I," in to_source(guesses[0].node)
     assert same(guesses[0].preds[0], answer(ins[4]))
+
+
+def test_partial_guesses_put_demos_reproduced_exactly_before_cells_right():
+    from shared.solvers.dsl.search import Search, Sized
+    from shared.solvers.dsl.solver import _closest
+
+    outs = [np.full((4, 4), 3, np.uint8), np.full((4, 4), 4, np.uint8)]
+    search = Search(outs, outs, outs[:1], time.monotonic() + 1.0)  # not run: only the states below
+    one_exact = [outs[0].copy(), np.zeros((4, 4), np.uint8)]   # demo 1 exactly, demo 2 all wrong: 16 of 32 cells
+    close = [o.copy() for o in outs]
+    close[0][0, 0] = close[1][0, 0] = 0                           # no demo exactly, 30 of 32 cells right
+    search.sized += [Sized(1, 1.0, close, [np.full((4, 4), 1, np.uint8)]),
+                     Sized(2, 1.0, one_exact, [np.full((4, 4), 2, np.uint8)])]
+    assert [s.state for s in _closest(search)] == [2, 1]

@@ -1,9 +1,13 @@
 """Pieces: stack partial results into one answer when no single program explains every demo.
 
-Each sized state is right on some cells of the demo outputs. Working from the top layer down,
-pick the state whose non-zero cells are all right on the cells still open and that covers the
-most of them; repeat until a base layer (or plain zeros) accounts for the rest. The answer
-paints the layers bottom-up with `paint_over`, so it prints as one straight-line program.
+Every right-sized state (each demo image has its output's shape) is a possible layer: every
+one the compiled core produced, read straight from its bank, and the Python search's own. Each
+gets two bitsets over the cells of all demo outputs: the cells it paints (non-zero) and the cells
+it has wrong. Working from the top layer down, take the state that is right on every open cell
+it paints and paints the most of them (the cheapest on a tie), close those cells, and repeat,
+until a base (a state right on every open cell, zeros included) or the zero canvas accounts for
+the rest. The answer paints the layers bottom-up with `paint_over`, so it prints as one
+straight-line program.
 """
 
 from __future__ import annotations
@@ -12,56 +16,191 @@ import time
 
 import numpy as np
 
+from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.learned import paint_over
 from shared.solvers.dsl.program import call
 from shared.solvers.dsl.search import Candidate, Search
 
-MAX_PIECES = 4
-MAX_POOL = 3000  # sized states considered, cheapest first
+MAX_PIECES = 6
+MAX_CORE_POOL = 300_000  # the core's sized states considered, in the order it made them (shallow first)
+CHUNK = 20_000           # core states turned into bitsets between two looks at the clock
+SIZED = 1                # the core's flag for a state whose demo images have the outputs' shapes
 
 
-def combine(search: Search, deadline: float, extra: list | None = None) -> Candidate | None:
-    """The cheapest layering of sized states that reproduces every demo output, if any: over the
-    search's own and `extra` (sized states of another search over the same task, such as the core's)."""
-    pool = sorted(search.sized + list(extra or ()), key=lambda s: s.cost)[:MAX_POOL]
-    pool = [s for s in pool if all(t.max() < 10 for t in s.test) and all(d.max() < 10 for d in s.demo)]
-    if len(pool) < 2:
-        return None
-    target = np.concatenate([o.ravel() for o in search.outputs])
-    vals = np.stack([np.concatenate([d.ravel() for d in s.demo]) for s in pool])
-    painted = vals != 0
-    right = vals == target[None, :]
-    open_ = np.ones(target.shape, dtype=bool)
-    layers: list[int] = []  # top first
-    while len(layers) < MAX_PIECES:
-        if time.monotonic() > deadline:
+@njit
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    x = x + (x >> np.uint64(8))  # sums of bytes: no multiply, which would overflow as plain Python
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return x & np.uint64(0x7F)
+
+
+@njit
+def _core_bits(ids, st_nodes, n_demo, bank, img_off, img_h, img_w, target, paint, wrong, clean):
+    """The paint and wrong bitsets of the core's states `ids` (rows of `paint`, `wrong`), and
+    whether every image of theirs, tests included, holds only real colours."""
+    one = np.uint64(1)
+    for r in range(len(ids)):
+        s = ids[r]
+        pos = 0
+        ok = True
+        for i in range(st_nodes.shape[1]):
+            a = st_nodes[s, i]
+            off = img_off[a]
+            for k in range(img_h[a] * img_w[a]):
+                v = bank[off + k]
+                if v > 9:
+                    ok = False
+                if i < n_demo:
+                    bit = one << np.uint64(pos & 63)
+                    if v != 0:
+                        paint[r, pos >> 6] |= bit
+                    if v != target[pos]:
+                        wrong[r, pos >> 6] |= bit
+                    pos += 1
+        clean[r] = ok
+
+
+@njit
+def _stack(paint, wrong, cost, open_, nonzero, max_layers):
+    """Greedy layers, top first (indices into the rows), and how many: -1 when the layers run
+    out before the open cells do. `open_` is the cells still to explain (changed in place)."""
+    n, n_words = paint.shape
+    layers = np.full(max_layers, -1, dtype=np.int64)
+    for depth in range(max_layers):
+        base = -1
+        for s in range(n):
+            fits = True
+            for w in range(n_words):
+                if wrong[s, w] & open_[w]:
+                    fits = False
+                    break
+            if fits and (base < 0 or cost[s] < cost[base]):
+                base = s
+        if base >= 0:
+            layers[depth] = base
+            return layers, depth + 1
+        background = True
+        for w in range(n_words):
+            if open_[w] & nonzero[w]:
+                background = False
+                break
+        if background:
+            return layers, depth  # the zero canvas below the last layer explains the rest
+        best, best_gain = -1, np.uint64(0)
+        for s in range(n):
+            gain = np.uint64(0)
+            fits = True
+            for w in range(n_words):
+                p = paint[s, w] & open_[w]
+                if p & wrong[s, w]:
+                    fits = False
+                    break
+                gain += _popcount(p)
+            if fits and gain > 0 and (gain > best_gain or gain == best_gain and cost[s] < cost[best]):
+                best, best_gain = s, gain
+        if best < 0:
+            return layers, -1
+        layers[depth] = best
+        for w in range(n_words):
+            open_[w] &= ~paint[best, w]
+    return layers, -1
+
+
+def _pack(mask: np.ndarray, n_words: int) -> np.ndarray:
+    """Rows of booleans as little-endian 64-bit words, bit j of a row at word j // 64."""
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    out = np.zeros((len(mask), n_words * 8), dtype=np.uint8)
+    out[:, :packed.shape[1]] = packed
+    return out.view("<u8")
+
+
+class _Layers:
+    """The candidate layers: their bitsets, costs, test shapes, and how to print and run each."""
+
+    def __init__(self, outputs: list[np.ndarray]):
+        self.target = np.concatenate([o.ravel() for o in outputs]).astype(np.uint8)
+        self.n_words = (len(self.target) + 63) // 64
+        self.paint, self.wrong, self.cost, self.shapes, self.where = [], [], [], [], []
+
+    def add_grids(self, pool: list) -> None:
+        pool = [s for s in pool if all(t.max() < 10 for t in s.test) and all(d.max() < 10 for d in s.demo)]
+        if not pool:
+            return
+        vals = np.stack([np.concatenate([d.ravel() for d in s.demo]) for s in pool])
+        self.paint.append(_pack(vals != 0, self.n_words))
+        self.wrong.append(_pack(vals != self.target[None, :], self.n_words))
+        self.cost.append(np.array([s.cost for s in pool], dtype=np.float64))
+        self.shapes.append(np.array([[d for t in s.test for d in t.shape] for s in pool], dtype=np.int64))
+        self.where += [("grids", s) for s in pool]
+
+    def add_core(self, core, deadline: float) -> None:
+        n = core.n_states()
+        ids = np.nonzero(core.st_flags[:n] & SIZED)[0][:MAX_CORE_POOL].astype(np.int64)
+        for first in range(0, len(ids), CHUNK):
+            if time.monotonic() > deadline:
+                return
+            part = ids[first:first + CHUNK]
+            paint = np.zeros((len(part), self.n_words), dtype=np.uint64)
+            wrong = np.zeros_like(paint)
+            clean = np.zeros(len(part), dtype=np.bool_)
+            _core_bits(part, core.st_nodes, core.n_demo, core.bank, core.img_off, core.img_h, core.img_w,
+                       self.target, paint, wrong, clean)
+            part = part[clean]
+            tests = core.st_nodes[part, core.n_demo:]
+            self.paint.append(paint[clean])
+            self.wrong.append(wrong[clean])
+            self.cost.append(core.st_cost[part].astype(np.float64))
+            self.shapes.append(np.stack([core.img_h[tests], core.img_w[tests]], axis=2).reshape(len(part), -1))
+            self.where += [("core", int(s)) for s in part]
+
+    def stack(self, max_layers: int) -> list[int] | None:
+        """The rows of a layering that explains every demo, bottom first; None when there is none.
+        Only layers with the most common test shapes: they must paint onto one another."""
+        if not self.paint:
             return None
-        # a base explains every open cell, zeros included: done
-        base_ok = right[:, open_].all(axis=1)
-        if base_ok.any():
-            layers.append(int(np.argmax(base_ok)))
-            break
-        if not (target[open_] != 0).any():
-            break  # what is left is background: the zero canvas explains it
-        new = painted & open_[None, :]
-        clean = ~(new & ~right).any(axis=1)
-        gain = np.where(clean, new.sum(axis=1), 0)
-        best = int(np.argmax(gain))
-        if gain[best] == 0:
+        shapes = np.concatenate(self.shapes)
+        keys, inverse, counts = np.unique(shapes, axis=0, return_inverse=True, return_counts=True)
+        rows = np.nonzero(inverse.ravel() == int(np.argmax(counts)))[0]
+        if len(rows) < 2:
             return None
-        layers.append(best)
-        open_ &= ~painted[best]
-    else:
+        paint = np.ascontiguousarray(np.concatenate(self.paint)[rows])
+        wrong = np.ascontiguousarray(np.concatenate(self.wrong)[rows])
+        cost = np.concatenate(self.cost)[rows]
+        open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
+        nonzero = _pack((self.target != 0)[None, :], self.n_words)[0].copy()
+        layers, n = _stack(paint, wrong, cost, open_, nonzero, max_layers)
+        if n < 2:
+            return None
+        return [int(rows[i]) for i in layers[:n][::-1]]
+
+
+def combine(search: Search, deadline: float, core=None) -> Candidate | None:
+    """The greedy layering of sized states that reproduces every demo output, if any: over every
+    sized state of the compiled `core` (a `CoreSearch` over the same task) and the search's own."""
+    layers = _Layers(search.outputs)
+    layers.add_grids([s for s in search.sized if s.origin is None or core is None])
+    if core is not None:
+        layers.add_core(core, deadline)
+    chosen = layers.stack(MAX_PIECES)
+    if chosen is None:
         return None
-    if len(layers) < 2:
-        return None
-    chosen = [pool[i] for i in reversed(layers)]  # bottom first
-    node = (chosen[0].origin or search).node(chosen[0].state)
-    preds = [t.copy() for t in chosen[0].test]
-    for piece in chosen[1:]:
-        node = call("paint_over", node, (piece.origin or search).node(piece.state))
-        preds = [paint_over(p, t) for p, t in zip(preds, piece.test, strict=True)]
+    node, preds, cost = None, None, 0.0
+    for row in chosen:  # bottom first
+        kind, s = layers.where[row]
+        if kind == "core":
+            n, test, c = core.node(s), core.grids(s)[core.n_demo:], core.cost(s)
+        else:
+            n, test, c = (s.origin or search).node(s.state), s.test, s.cost
+        if node is None:
+            node, preds = n, [t.copy() for t in test]
+        else:
+            node = call("paint_over", node, n)
+            preds = [paint_over(p, t) for p, t in zip(preds, test, strict=True)]
+        cost += c + 2
     if any(p is None for p in preds):
         return None
-    cost = sum(p.cost for p in chosen) + 2 * len(chosen)
     return Candidate(node, "pieces", cost, preds, search.n_demo)

@@ -45,6 +45,8 @@ OWN_BACKGROUND = 0.6    # share of its grid that each background must cover for 
 MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not get past the shallow part
 CORE_SHARE = 0.4        # of a pass, the most the compiled core may take before the Python search
 CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
+PIECES_SHARE = 0.04     # of a pass, kept for stacking pieces after the searches (typically 0.01-0.2 s)
+MAX_PIECES_S = 0.3
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ class DslSolver:
     def _search(self, task: Task, deadline: float) -> tuple[list[Candidate], Search, dict | None]:
         demo_in, demo_out, tests = [p.input for p in task.train], [p.output for p in task.train], \
             [p.input for p in task.test]
-        cands, pool, core_trace = [], [], None
+        cands, pool, core_trace, cs = [], [], None, None
         if self.core:
             now = time.monotonic()
             core_end = now + self.core_share * (deadline - now)
@@ -149,20 +151,22 @@ class DslSolver:
                 search.sized.extend(pool)
                 return cands, search, core_trace
         depth = self.max_depth
+        # the pieces get the last share of the pass (they stack what the searches found)
+        search_end = deadline - min(MAX_PIECES_S, PIECES_SHARE * max(0.0, deadline - time.monotonic()))
         while True:
-            search = Search(demo_in, demo_out, tests, deadline, depth)
+            search = Search(demo_in, demo_out, tests, search_end, depth)
             found = list(search.run())
             # every program up to this depth tried with time to spare: go one deeper from scratch
             # (cheap shallow programs come first again, so the repeat costs little); a learned rule
             # alone may be a coincidence, so it does not stop the deeper look
             if any(c.kind in FIRM for c in found) or search.stats.stopped != "exhausted" or \
-                    depth >= self.deepest or deadline - time.monotonic() < MIN_DEEPER_S:
+                    depth >= self.deepest or search_end - time.monotonic() < MIN_DEEPER_S:
                 break
             depth += 1
         cands += found
         search.sized.extend(pool)  # the core's sized states: pieces and guesses too
         if not any(c.kind in FIRM for c in cands):
-            piece = combine(search, deadline)
+            piece = combine(search, deadline, core=cs)
             if piece is not None:
                 cands.append(piece)
         return cands, search, core_trace
@@ -183,8 +187,10 @@ class DslSolver:
         tests = [p.input for p in task.test]
         best_search = None
         for i, aug in enumerate(passes):
-            # a learned rule alone may be a coincidence: the other passes still look for a program
-            if i and (rank([c for c in candidates if c.kind in FIRM], sizes) or time.monotonic() > end - 0.5):
+            # a learned rule or a fitted ending alone may be a coincidence: the other passes still
+            # look for a plain program (of the outputs' predicted size)
+            if i and (rank([c for c in candidates if c.kind == "exact"], sizes, off_size=False)
+                      or time.monotonic() > end - 0.5):
                 break
             # the first pass gets most of the budget; the rest share what is left
             share = FIRST_PASS_SHARE if i == 0 and len(passes) > 1 else 1 / (len(passes) - i)
@@ -248,14 +254,15 @@ def _guesses(search: Search, deadline: float) -> list[Candidate]:
 
 
 def _closest(search: Search) -> list:
-    """Sized states with distinct test answers, the closest to the demo outputs (cell for cell,
-    a little for cost) first."""
+    """Sized states with distinct test answers, the closest to the demo outputs first: the most
+    demos reproduced exactly, then cell for cell (a little for cost)."""
     scored = []
     for s in search.sized:
         if any(t.max() > 9 for t in s.test):
             continue
-        score = sum(float((d == o).mean()) for d, o in zip(s.demo, search.outputs, strict=True)) - 0.01 * s.cost
-        scored.append((-score, s.cost, len(scored), s))
+        right = [float((d == o).mean()) for d, o in zip(s.demo, search.outputs, strict=True)]
+        score = sum(right) - 0.01 * s.cost
+        scored.append((-right.count(1.0), -score, s.cost, len(scored), s))
     out, seen = [], set()
     for *_, s in sorted(scored):
         key = tuple(grid_hash(t) for t in s.test)
