@@ -103,6 +103,47 @@ def test_pieces_stack_the_compiled_core_s_states_three_deep():
     assert same(piece.preds[0], outs[4])
 
 
+def test_pieces_kernels_give_the_same_layers_compiled_and_as_plain_python():
+    from shared.solvers.dsl import combine as C
+    from shared.solvers.dsl import jit
+
+    rng = np.random.default_rng(3)
+    n, cells = 300, 150
+    target = rng.integers(0, 3, cells).astype(np.uint8)
+    vals = np.where(rng.random((n, cells)) < 0.8, target, rng.integers(0, 3, (n, cells))).astype(np.uint8)
+    vals[rng.random((n, cells)) < 0.6] = 0
+    part = rng.integers(0, 3, cells)
+    for j in range(3):  # three clean layers that together are the target
+        vals[100 + j] = np.where(part == j, target, 0)
+    words = (cells + 63) // 64
+    paint, wrong = C._pack(vals != 0, words), C._pack(vals != target, words)
+    # the bitsets as the core builds them from its bank, against numpy's packing
+    bank = np.ascontiguousarray(vals.ravel())
+    offs = np.arange(n, dtype=np.int64) * cells
+    nodes = np.arange(n, dtype=np.int32)[:, None]
+    kb = [np.zeros((n, words), np.uint64), np.zeros((n, words), np.uint64), np.zeros(n, np.bool_)]
+    fns = [C._core_bits] + ([C._core_bits.py_func] if jit.COMPILED else [])
+    for fn in fns:
+        got = [np.zeros_like(a) for a in kb]
+        fn(np.arange(n, dtype=np.int64), nodes, 1, bank, offs, np.ones(n, np.int64), np.full(n, cells, np.int64),
+           target, *got)
+        assert np.array_equal(got[0], paint) and np.array_equal(got[1], wrong) and got[2].all()
+    cost = rng.random(n)
+    runs = []
+    for fn in [C._stack] + ([C._stack.py_func] if jit.COMPILED else []):
+        open_ = C._pack(np.ones((1, cells), bool), words)[0].copy()
+        nonzero = C._pack((target != 0)[None, :], words)[0].copy()
+        layers, k = fn(paint, wrong, cost, open_, nonzero, 6)
+        runs.append((list(layers), int(k)))
+    assert all(r == runs[0] for r in runs)
+    layers, k = runs[0]
+    assert k >= 2
+    canvas = np.zeros(cells, np.uint8)
+    for i in layers[:k][::-1]:  # bottom first
+        canvas = np.where(vals[i] != 0, vals[i], canvas)
+    assert np.array_equal(canvas, target)
+
+
 def test_ranking_prefers_simple_kinds_and_distinct_answers():
     a, b = np.zeros((2, 2), np.uint8), np.ones((2, 2), np.uint8)
     cands = [Candidate(INPUT, "rule", 1.0, [a]), Candidate(INPUT, "exact", 5.0, [a]),
