@@ -103,6 +103,20 @@ def test_pieces_stack_the_compiled_core_s_states_three_deep():
     assert same(piece.preds[0], outs[4])
 
 
+def test_pieces_skip_core_states_with_no_real_colours_left():
+    from shared.solvers.dsl import combine as C
+    from shared.solvers.dsl.core.search import CoreSearch
+
+    ins = _grids(6, 4)
+    outs = [g[::-1].copy() for g in ins]
+    core = CoreSearch(ins[:3], outs[:3], ins[3:], time.monotonic() + 30, max_depth=1, prune=False)
+    core.run()
+    core.bank[:] = 10  # every image of every state now holds a marker colour: no state may be a layer
+    layers = C._Layers(outs[:3])
+    layers.add_core(core, time.monotonic() + 10)
+    assert layers.where == [] and layers.stack(6) is None
+
+
 def test_pieces_kernels_give_the_same_layers_compiled_and_as_plain_python():
     from shared.solvers.dsl import combine as C
     from shared.solvers.dsl import jit

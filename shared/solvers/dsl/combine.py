@@ -150,6 +150,8 @@ class _Layers:
             _core_bits(part, core.st_nodes, core.n_demo, core.bank, core.img_off, core.img_h, core.img_w,
                        self.target, paint, wrong, clean)
             part = part[clean]
+            if not len(part):
+                continue
             tests = core.st_nodes[part, core.n_demo:]
             self.paint.append(paint[clean])
             self.wrong.append(wrong[clean])
