@@ -315,9 +315,9 @@ class CoreSearch:
         return sorted((int(s) for s in self._with(E.EXACT)), key=lambda s: (self.cost(s), s))
 
     def sized(self, limit: int | None = None) -> list[int]:
-        """States with the outputs' shapes (exact ones excluded), most cells right first, then cheapest."""
+        """States with the outputs' shapes (exact ones too: they score highest), most cells right first."""
         n = self.n_states()
-        ids = np.nonzero((self.st_flags[:n] & E.SIZED) & ~(self.st_flags[:n] & E.EXACT))[0]
+        ids = np.nonzero(self.st_flags[:n] & E.SIZED)[0]
         order = np.lexsort((self.st_depth[ids], -self.st_score[ids]))
         ids = ids[order]
         return [int(s) for s in (ids if limit is None else ids[:limit])]
