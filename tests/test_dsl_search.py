@@ -85,8 +85,9 @@ def test_pieces_layer_partial_programs():
 
 
 def test_pieces_stack_the_compiled_core_s_states_three_deep():
-    from shared.solvers.dsl.core.search import CoreSearch
+    from shared.solvers.dsl.core.search import CoreSearch, warm
 
+    warm()  # a cold cache compiles before the core's clock starts, not inside its 30 s
     ins = _grids(5, 5)
     # each grid over its left-right mirror over its up-down mirror: three layers of depth-1 states
     outs = [np.where(g != 0, g, np.where(g[:, ::-1] != 0, g[:, ::-1], g[::-1])).astype(np.uint8) for g in ins]

@@ -16,15 +16,16 @@ import time
 
 import numpy as np
 
+from shared.solvers.dsl.core import engine as E
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.learned import paint_over
 from shared.solvers.dsl.program import call
 from shared.solvers.dsl.search import Candidate, Search
+from shared.solvers.dsl.types import MARKER
 
 MAX_PIECES = 6
 MAX_CORE_POOL = 300_000  # the core's sized states considered, in the order it made them (shallow first)
 CHUNK = 20_000           # core states turned into bitsets between two looks at the clock
-SIZED = 1                # the core's flag for a state whose demo images have the outputs' shapes
 
 
 @njit
@@ -52,7 +53,7 @@ def _core_bits(ids, st_nodes, n_demo, bank, img_off, img_h, img_w, target, paint
             off = img_off[a]
             for k in range(img_h[a] * img_w[a]):
                 v = bank[off + k]
-                if v > 9:
+                if v >= MARKER:
                     ok = False
                 if i < n_demo:
                     bit = one << np.uint64(pos & 63)
@@ -127,7 +128,7 @@ class _Layers:
         self.paint, self.wrong, self.cost, self.shapes, self.where = [], [], [], [], []
 
     def add_grids(self, pool: list) -> None:
-        pool = [s for s in pool if all(t.max() < 10 for t in s.test) and all(d.max() < 10 for d in s.demo)]
+        pool = [s for s in pool if all(g.max() < MARKER for g in list(s.test) + list(s.demo))]
         if not pool:
             return
         vals = np.stack([np.concatenate([d.ravel() for d in s.demo]) for s in pool])
@@ -138,8 +139,7 @@ class _Layers:
         self.where += [("grids", s) for s in pool]
 
     def add_core(self, core, deadline: float) -> None:
-        n = core.n_states()
-        ids = np.nonzero(core.st_flags[:n] & SIZED)[0][:MAX_CORE_POOL].astype(np.int64)
+        ids = core._with(E.SIZED)[:MAX_CORE_POOL].astype(np.int64)
         for first in range(0, len(ids), CHUNK):
             if time.monotonic() > deadline:
                 return
@@ -165,7 +165,7 @@ class _Layers:
         if not self.paint:
             return None
         shapes = np.concatenate(self.shapes)
-        keys, inverse, counts = np.unique(shapes, axis=0, return_inverse=True, return_counts=True)
+        _, inverse, counts = np.unique(shapes, axis=0, return_inverse=True, return_counts=True)
         rows = np.nonzero(inverse.ravel() == int(np.argmax(counts)))[0]
         if len(rows) < 2:
             return None
