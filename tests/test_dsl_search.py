@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from shared.grids import same
 from shared.solvers.dsl.combine import combine
@@ -14,6 +15,15 @@ from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.search import Candidate, Search
 from shared.solvers.dsl.size import predict_sizes
 from shared.tasks import Pair, Task
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled():
+    """Every kernel compiled (or loaded) before the first search: on a cold cache the compile
+    would otherwise fall inside the first search's seconds and end it before its answer."""
+    from shared.solvers.dsl.primitives import preload
+
+    preload()
 
 
 def _grids(seed, n, h=6, w=6):
@@ -112,10 +122,32 @@ def test_pieces_skip_core_states_with_no_real_colours_left():
     outs = [g[::-1].copy() for g in ins]
     core = CoreSearch(ins[:3], outs[:3], ins[3:], time.monotonic() + 30, max_depth=1, prune=False)
     core.run()
-    core.bank[:] = 10  # every image of every state now holds a marker colour: no state may be a layer
+    core.bank[:] = 10  # every image of every state now holds a marker colour: no state may be a layer as it is
     layers = C._Layers(outs[:3])
     layers.add_core(core, time.monotonic() + 10)
-    assert layers.where == [] and layers.stack(6) is None
+    assert layers.where and not np.concatenate(layers.clean).any()
+    # in one colour each paints every cell, and the outputs have more than one colour: no layering
+    assert layers.stack(6) is None
+
+
+def test_pieces_colour_a_layer_s_shape():
+    from shared.solvers.dsl.core.search import CoreSearch, warm
+
+    warm()
+    ins = _grids(7, 5)
+    # each grid over its left-right mirror's shape in colour 5, a colour no input has
+    outs = [np.where(g != 0, g, np.where(g[:, ::-1] != 0, 5, 0)).astype(np.uint8) for g in ins]
+    core = CoreSearch(ins[:4], outs[:4], ins[4:], time.monotonic() + 30, max_depth=1, prune=False)
+    core.run()
+    assert not core.exact()
+    empty = Search(ins[:4], outs[:4], ins[4:], time.monotonic() + 1, max_depth=1)
+    piece = combine(empty, time.monotonic() + 10, core=core)
+    assert piece is not None and piece.kind == "pieces"
+    src = to_source(piece.node)
+    assert "colour_shape" in src and "paint_over" in src
+    for g, o in zip(ins, outs, strict=True):
+        assert same(run_source(src, g), o)
+    assert same(piece.preds[0], outs[4])
 
 
 def test_pieces_kernels_give_the_same_layers_compiled_and_as_plain_python():
@@ -145,17 +177,25 @@ def test_pieces_kernels_give_the_same_layers_compiled_and_as_plain_python():
         assert np.array_equal(got[0], paint) and np.array_equal(got[1], wrong) and got[2].all()
     cost = rng.random(n)
     runs = []
+    # the middle layer holds a marker colour where the target is 2: only its shape, in colour 2, fits
+    vals[101] = np.where((part == 1) & (target == 2), 12, 0)
+    vals[102] = np.where(part == 2, target, np.where((part == 1) & (target == 1), 1, 0))
+    paint, wrong = C._pack(vals != 0, words), C._pack(vals != target, words)
+    clean = (vals < 10).all(axis=1)
+    same = C._pack(target[None, :] == np.array([[1], [2]], np.uint8), words)
     for fn in [C._stack] + ([C._stack.py_func] if jit.COMPILED else []):
         open_ = C._pack(np.ones((1, cells), bool), words)[0].copy()
         nonzero = C._pack((target != 0)[None, :], words)[0].copy()
-        layers, k = fn(paint, wrong, cost, open_, nonzero, 6)
-        runs.append((list(layers), int(k)))
+        layers, colours, k = fn(paint, wrong, clean, cost, same, open_, nonzero, 6)
+        runs.append((list(layers), list(colours), int(k)))
     assert all(r == runs[0] for r in runs)
-    layers, k = runs[0]
+    layers, colours, k = runs[0]
     assert k >= 2
     canvas = np.zeros(cells, np.uint8)
-    for i in layers[:k][::-1]:  # bottom first
-        canvas = np.where(vals[i] != 0, vals[i], canvas)
+    for i, c in zip(layers[:k][::-1], colours[:k][::-1], strict=True):  # bottom first
+        assert c >= 0 or clean[i]
+        top = vals[i] if c < 0 else np.where(vals[i] != 0, c + 1, 0)
+        canvas = np.where(top != 0, top, canvas)
     assert np.array_equal(canvas, target)
 
 

@@ -3,11 +3,13 @@
 Every right-sized state (each demo image has its output's shape) is a possible layer: every
 one the compiled core produced, read straight from its bank, and the Python search's own. Each
 gets two bitsets over the cells of all demo outputs: the cells it paints (non-zero) and the cells
-it has wrong. Working from the top layer down, take the state that is right on every open cell
-it paints and paints the most of them (the cheapest on a tie), close those cells, and repeat,
-until a base (a state right on every open cell, zeros included) or the zero canvas accounts for
-the rest. The answer paints the layers bottom-up with `paint_over`, so it prints as one
-straight-line program.
+it has wrong. A layer is a state as it is or its shape in one of the outputs' colours (as the
+reference colours a shape): then it is wrong wherever it paints a cell whose target is another
+colour, so states holding marker colours can be layers too. Working from the top layer down,
+take the layer that is right on every open cell it paints and paints the most of them (the
+cheapest on a tie), close those cells, and repeat, until a base (a state right on every open
+cell, zeros included) or the zero canvas accounts for the rest. The answer paints the layers
+bottom-up with `paint_over`, so it prints as one straight-line program.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 
 from shared.solvers.dsl.core import engine as E
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.learned import paint_over
+from shared.solvers.dsl.primitives.learned import colour_shape, paint_over
 from shared.solvers.dsl.program import call
 from shared.solvers.dsl.search import Candidate, Search
 from shared.solvers.dsl.types import MARKER
@@ -66,14 +68,20 @@ def _core_bits(ids, st_nodes, n_demo, bank, img_off, img_h, img_w, target, paint
 
 
 @njit
-def _stack(paint, wrong, cost, open_, nonzero, max_layers):
-    """Greedy layers, top first (indices into the rows), and how many: -1 when the layers run
-    out before the open cells do. `open_` is the cells still to explain (changed in place)."""
+def _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers):
+    """Greedy layers, top first: (rows, colours, how many); -1 as the count when the layers run
+    out before the open cells do. A layer is a state as it is (colour -1; only a clean one,
+    whose images hold real colours only) or its shape in the palette's colour j: every cell it
+    paints becomes that colour (`same[j]`: the cells whose target is that colour). `open_` is
+    the cells still to explain (changed in place)."""
     n, n_words = paint.shape
     layers = np.full(max_layers, -1, dtype=np.int64)
+    colours = np.full(max_layers, -1, dtype=np.int64)
     for depth in range(max_layers):
         base = -1
         for s in range(n):
+            if not clean[s]:
+                continue
             fits = True
             for w in range(n_words):
                 if wrong[s, w] & open_[w]:
@@ -83,32 +91,40 @@ def _stack(paint, wrong, cost, open_, nonzero, max_layers):
                 base = s
         if base >= 0:
             layers[depth] = base
-            return layers, depth + 1
+            return layers, colours, depth + 1
         background = True
         for w in range(n_words):
             if open_[w] & nonzero[w]:
                 background = False
                 break
         if background:
-            return layers, depth  # the zero canvas below the last layer explains the rest
-        best, best_gain = -1, np.uint64(0)
+            return layers, colours, depth  # the zero canvas below the last layer explains the rest
+        best, best_colour, best_gain, best_cost = -1, -1, np.uint64(0), 0.0
         for s in range(n):
             gain = np.uint64(0)
-            fits = True
             for w in range(n_words):
-                p = paint[s, w] & open_[w]
-                if p & wrong[s, w]:
-                    fits = False
-                    break
-                gain += _popcount(p)
-            if fits and gain > 0 and (gain > best_gain or gain == best_gain and cost[s] < cost[best]):
-                best, best_gain = s, gain
+                gain += _popcount(paint[s, w] & open_[w])
+            if gain == 0 or gain < best_gain:
+                continue
+            for c in range(-1, len(same)):  # as it is, then in each colour (one step dearer)
+                here = cost[s] + (0.0 if c < 0 else 1.0)
+                if gain == best_gain and here >= best_cost or c < 0 and not clean[s]:
+                    continue
+                fits = True
+                for w in range(n_words):
+                    p = paint[s, w] & open_[w]
+                    if p & (wrong[s, w] if c < 0 else ~same[c, w]):
+                        fits = False
+                        break
+                if fits:
+                    best, best_colour, best_gain, best_cost = s, c, gain, here
         if best < 0:
-            return layers, -1
+            return layers, colours, -1
         layers[depth] = best
+        colours[depth] = best_colour
         for w in range(n_words):
             open_[w] &= ~paint[best, w]
-    return layers, -1
+    return layers, colours, -1
 
 
 def _pack(mask: np.ndarray, n_words: int) -> np.ndarray:
@@ -125,15 +141,16 @@ class _Layers:
     def __init__(self, outputs: list[np.ndarray]):
         self.target = np.concatenate([o.ravel() for o in outputs]).astype(np.uint8)
         self.n_words = (len(self.target) + 63) // 64
-        self.paint, self.wrong, self.cost, self.shapes, self.where = [], [], [], [], []
+        self.palette = sorted(set(self.target.tolist()) - {0})  # the colours a layer's shape may take
+        self.paint, self.wrong, self.clean, self.cost, self.shapes, self.where = [], [], [], [], [], []
 
     def add_grids(self, pool: list) -> None:
-        pool = [s for s in pool if all(g.max() < MARKER for g in list(s.test) + list(s.demo))]
         if not pool:
             return
         vals = np.stack([np.concatenate([d.ravel() for d in s.demo]) for s in pool])
         self.paint.append(_pack(vals != 0, self.n_words))
         self.wrong.append(_pack(vals != self.target[None, :], self.n_words))
+        self.clean.append(np.array([all(g.max() < MARKER for g in list(s.test) + list(s.demo)) for s in pool]))
         self.cost.append(np.array([s.cost for s in pool], dtype=np.float64))
         self.shapes.append(np.array([[d for t in s.test for d in t.shape] for s in pool], dtype=np.int64))
         self.where += [("grids", s) for s in pool]
@@ -149,19 +166,18 @@ class _Layers:
             clean = np.zeros(len(part), dtype=np.bool_)
             _core_bits(part, core.st_nodes, core.n_demo, core.bank, core.img_off, core.img_h, core.img_w,
                        self.target, paint, wrong, clean)
-            part = part[clean]
-            if not len(part):
-                continue
             tests = core.st_nodes[part, core.n_demo:]
-            self.paint.append(paint[clean])
-            self.wrong.append(wrong[clean])
+            self.paint.append(paint)
+            self.wrong.append(wrong)
+            self.clean.append(clean)
             self.cost.append(core.st_cost[part].astype(np.float64))
             self.shapes.append(np.stack([core.img_h[tests], core.img_w[tests]], axis=2).reshape(len(part), -1))
             self.where += [("core", int(s)) for s in part]
 
-    def stack(self, max_layers: int) -> list[int] | None:
-        """The rows of a layering that explains every demo, bottom first; None when there is none.
-        Only layers with the most common test shapes: they must paint onto one another."""
+    def stack(self, max_layers: int) -> list[tuple[int, int | None]] | None:
+        """The layering that explains every demo, bottom first, as (row, colour its shape takes or
+        None for the state as it is); None when there is none. Only layers with the most common
+        test shapes: they must paint onto one another."""
         if not self.paint:
             return None
         shapes = np.concatenate(self.shapes)
@@ -171,13 +187,17 @@ class _Layers:
             return None
         paint = np.ascontiguousarray(np.concatenate(self.paint)[rows])
         wrong = np.ascontiguousarray(np.concatenate(self.wrong)[rows])
+        clean = np.ascontiguousarray(np.concatenate(self.clean)[rows])
         cost = np.concatenate(self.cost)[rows]
+        same = _pack(self.target[None, :] == np.array(self.palette, dtype=np.uint8).reshape(-1, 1), self.n_words)
         open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
         nonzero = _pack((self.target != 0)[None, :], self.n_words)[0].copy()
-        layers, n = _stack(paint, wrong, cost, open_, nonzero, max_layers)
-        if n < 2:
+        layers, colours, n = _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers)
+        # one layer as it is would be a program explaining every demo by itself, not pieces
+        if n < 1 or n == 1 and colours[0] < 0:
             return None
-        return [int(rows[i]) for i in layers[:n][::-1]]
+        chosen = zip(layers[:n][::-1], colours[:n][::-1], strict=True)
+        return [(int(rows[i]), None if c < 0 else self.palette[c]) for i, c in chosen]
 
 
 def combine(search: Search, deadline: float, core=None) -> Candidate | None:
@@ -191,12 +211,14 @@ def combine(search: Search, deadline: float, core=None) -> Candidate | None:
     if chosen is None:
         return None
     node, preds, cost = None, None, 0.0
-    for row in chosen:  # bottom first
+    for row, colour in chosen:  # bottom first
         kind, s = layers.where[row]
         if kind == "core":
             n, test, c = core.node(s), core.grids(s)[core.n_demo:], core.cost(s)
         else:
             n, test, c = (s.origin or search).node(s.state), s.test, s.cost
+        if colour is not None:
+            n, test, c = call("colour_shape", n, args=(colour,)), [colour_shape(t, colour) for t in test], c + 1
         if node is None:
             node, preds = n, [t.copy() for t in test]
         else:

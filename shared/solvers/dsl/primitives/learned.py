@@ -1,7 +1,8 @@
 """Primitives whose arguments are learned from the demos, never enumerated by the search.
 
 The search fits them (see `dsl.fit`): a recolour map, a local rule table, a constant answer,
-and `paint_over`, the layering step that stacks partial results ("pieces") into one grid.
+and `paint_over`, the layering step that stacks partial results ("pieces") into one grid, with
+`colour_shape`, a layer's shape in one colour.
 Each is printed with its learned literal, so a program stays self-contained.
 """
 
@@ -77,6 +78,12 @@ def paint_over(g: Grid, top: Grid) -> Grid | None:
     if g.shape != top.shape:
         return None
     return np.where(top != 0, top, g).astype(np.uint8)
+
+
+@primitive(search=False)
+def colour_shape(g: Grid, c: int) -> Grid:
+    """Every non-zero cell in colour c (a layer's shape, for the pieces)."""
+    return np.where(g != 0, c, 0).astype(np.uint8)
 
 
 def _d8(g: Grid, k: int) -> Grid:
