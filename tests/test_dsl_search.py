@@ -211,6 +211,10 @@ def test_ranking_prefers_simple_kinds_and_distinct_answers():
     assert [c.kind for c in rank(cands, [{(3, 3)}])] == ["exact"]
     c3 = Candidate(INPUT, "rule", 9.0, [np.zeros((3, 3), np.uint8)])
     assert [c.kind for c in rank(cands + [c3], [{(3, 3)}])] == ["rule", "exact"]
+    # a fitted ending and a learned rule both learn from the demos: the cheaper one first
+    fits = [Candidate(INPUT, "fitted", 4.0, [a]), Candidate(INPUT, "rule", 3.0, [b]),
+            Candidate(INPUT, "pieces", 1.0, [c3.preds[0]])]
+    assert [c.kind for c in rank(fits, [set()])] == ["rule", "fitted"]
 
 
 def test_output_size_rules():

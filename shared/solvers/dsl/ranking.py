@@ -1,12 +1,13 @@
 """Ranking candidates into at most two attempts per test input.
 
 Only programs that reproduce every demo output count; among them the simplest kind of
-program first (exact, then a fitted recolour or layout, local rule, pieces, cell tree), then
-lowest cost. Candidates whose test answers break a trusted output-size rule come after every
-candidate that keeps it; of those, only exact and fitted programs are kept (`off_size`): the rule
-is read off the demos, and a program that reproduces each of them is the stronger evidence.
-The two attempts come from the two best candidates with distinct predictions; when programs
-give fewer, last guesses (a cell tree, the closest partial results) fill the rest.
+program first (exact; then fitted endings and learned rules together, whose costs count the
+literals they learned; pieces; cell tree), then lowest cost. Candidates whose test answers
+break a trusted output-size rule come after every candidate that keeps it; of those, only
+exact and fitted programs are kept (`off_size`): the rule is read off the demos, and a program
+that reproduces each of them is the stronger evidence. The two attempts come from the two best
+candidates with distinct predictions; when programs give fewer, last guesses (a cell tree, the
+closest partial results) fill the rest.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ MAX_STATES = 400_000           # ~ a few hundred bytes of bookkeeping each
 MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well under 4 GB
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
-KIND_RANK = {"exact": 0, "fitted": 1, "rule": 2, "pieces": 3, "tree": 4, "partial": 9}
+KIND_RANK = {"exact": 0, "fitted": 1, "rule": 1, "pieces": 3, "tree": 4, "partial": 9}  # fits and rules: by cost
 FIRM = ("exact", "fitted")     # kinds that end a search; a learned rule fits by coincidence too often
 
 

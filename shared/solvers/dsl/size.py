@@ -32,7 +32,6 @@ def _rules(task: Task) -> dict:
 def predict_sizes(task: Task) -> tuple[str, list[set]]:
     """The rule names that hold and, per test input, the shapes they allow (empty: no rule)."""
     rules = _rules(task)
-    # a constant size is weaker evidence when inputs also never change size
     allowed = []
     for p in task.test:
         shapes = set()
