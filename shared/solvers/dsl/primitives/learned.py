@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.solvers.dsl.primitives.colour import _paint
 from shared.solvers.dsl.primitives.geometry import smallest_period
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
@@ -83,7 +84,7 @@ def paint_over(g: Grid, top: Grid) -> Grid | None:
 @primitive(search=False)
 def colour_shape(g: Grid, c: int) -> Grid:
     """Every non-zero cell in colour c (a layer's shape, for the pieces)."""
-    return np.where(g != 0, c, 0).astype(np.uint8)
+    return _paint(g, c)
 
 
 def _d8(g: Grid, k: int) -> Grid:
