@@ -364,3 +364,25 @@ def test_flags_and_scores_of_states():
     assert recol.st_flags[0] & E.RECOLOUR and not recol.st_flags[0] & E.EXACT
     assert recol.st_score[0] == 3
     assert 0 in recol.recolourable()
+
+
+@pytest.mark.skipif(not jit.COMPILED or jit.fcntl is None, reason="the compile lock needs numba and fcntl")
+def test_a_second_process_waits_for_the_compile_lock_and_one_process_may_take_it_twice(tmp_path):
+    started, got = tmp_path / "started", tmp_path / "got"
+    code = ("import pathlib, sys; from shared.solvers.dsl import jit\n"
+            f"pathlib.Path({str(started)!r}).touch()\n"
+            f"with jit.compiling(): pathlib.Path({str(got)!r}).touch()\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    with jit.compiling():
+        with jit.compiling():  # re-entrant: the same process does not wait on itself
+            child = subprocess.Popen([sys.executable, "-c", code], env=env)
+            for _ in range(600):
+                if started.exists() or child.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert started.exists(), "the child never started"
+            time.sleep(0.5)
+            assert not got.exists(), "the child took the lock while this process held it"
+        assert not got.exists()
+    assert child.wait(timeout=60) == 0
+    assert got.exists()

@@ -181,8 +181,10 @@ def _local_rule(ctx, demo, outputs, test):
     """Local rules of the simplest kinds that fit (cell features are `cell_rule`'s), until the deadline."""
     found = []
     for kind in local_rule_kinds():
-        if kind == "cell" or time.monotonic() > ctx.deadline:
+        if kind == "cell":
             continue
+        if time.monotonic() > ctx.deadline:
+            break
         table = fit_local_rule(demo, outputs, test, kind)
         if table is not None:
             found.append((kind, table))

@@ -18,11 +18,18 @@ import hashlib
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock; two processes on a cold cache both compile
+    fcntl = None
 
 COMPILED = False
 REASON = ""
 _said = False
+_held = 0  # how deep this process is inside `compiling()`
 
 
 def _smoke(numba):
@@ -96,3 +103,33 @@ def say_once() -> None:
     if not COMPILED and not _said:
         _said = True
         print(f"dsl: numba unavailable ({REASON}); the DSL kernels run as plain Python (slow)", file=sys.stderr)
+
+
+@contextmanager
+def compiling():
+    """Held while this process compiles into (or loads from) the cache: a second process that
+    starts on a cold cache waits here, then loads what the first compiled instead of compiling
+    it again. Re-entrant within a process; a no-op without numba, fcntl or a writable cache."""
+    global _held
+    if not COMPILED or fcntl is None or _held:
+        _held += 1
+        try:
+            yield
+        finally:
+            _held -= 1
+        return
+    try:
+        d = cache_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        f = open(d / "compile.lock", "a")
+    except OSError:
+        f = None
+    try:
+        if f is not None:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        _held += 1
+        yield
+    finally:
+        _held -= 1
+        if f is not None:
+            f.close()  # closing releases the lock

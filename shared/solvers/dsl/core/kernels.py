@@ -6,7 +6,8 @@ its compile short).
 
 `tables()` compiles (or loads from numba's cache) every kernel once per process. On a cold
 cache it first compiles them in parallel child processes, one slice each, which write the
-cache this process then reads. Each group is handed to the core as a numba typed List of
+cache this process then reads; another process starting meanwhile waits for them
+(`jit.compiling`). Each group is handed to the core as a numba typed List of
 first-class functions: a tuple of them would be typed and unboxed again on every call into the
 core (about 10 ms for a hundred kernels), a typed List is one pointer. Without numba the tables
 hold lists of the plain Python functions. A group no kernel falls in holds a stub that is never
@@ -169,6 +170,12 @@ def tables() -> Tables:
     global _tables
     if _tables is not None:
         return _tables
+    with jit.compiling():
+        _tables = _build()
+    return _tables
+
+
+def _build() -> Tables:
     all_names = names()
     groups = {k: [[] for _ in range(n)] for k, n in ARITIES.items()}
     where = {}
@@ -190,5 +197,4 @@ def tables() -> Tables:
                     stub.compile(_signature(k, a))
                     stub.disable_compile()
                 group.append(stub)
-    _tables = Tables(*(tuple(_table(g) for g in groups[k]) for k in ("grid", "split", "join")), where)
-    return _tables
+    return Tables(*(tuple(_table(g) for g in groups[k]) for k in ("grid", "split", "join")), where)

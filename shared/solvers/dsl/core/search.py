@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from shared.solvers.dsl import jit
 from shared.solvers.dsl.core import engine as E
 from shared.solvers.dsl.core import kernels
 from shared.solvers.dsl.fitters import FitContext, fit_state
@@ -390,6 +391,7 @@ def warm() -> float:
         return 0.0
     t0 = time.monotonic()
     g = np.array([[1, 0], [0, 2]], dtype=np.uint8)
-    CoreSearch([g], [g[::-1].copy()], [g], time.monotonic() + 600, max_depth=2).run()
+    with jit.compiling():  # a second process on a cold cache waits, then loads
+        CoreSearch([g], [g[::-1].copy()], [g], time.monotonic() + 600, max_depth=2).run()
     _warm = True
     return time.monotonic() - t0
