@@ -386,3 +386,13 @@ def test_a_second_process_waits_for_the_compile_lock_and_one_process_may_take_it
         assert not got.exists()
     assert child.wait(timeout=60) == 0
     assert got.exists()
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba's cache exists only with numba")
+def test_the_cold_cache_check_looks_in_the_folder_numba_keeps_for_these_sources(monkeypatch, tmp_path):
+    kernels.tables()
+    names = kernels.names()
+    assert not kernels._cache_is_cold(names)
+    # a copy of the library elsewhere gets a folder of its own from numba: empty, so cold
+    monkeypatch.setattr(PRIMITIVES[names[0]].kernel._cache, "_cache_path", str(tmp_path / "elsewhere"))
+    assert kernels._cache_is_cold(names)

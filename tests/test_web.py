@@ -202,7 +202,7 @@ def test_cli_prints_the_url_and_serves(run_dir):
         conn.request("GET", "/api/sets")
         assert "arc1/eval" in json.loads(conn.getresponse().read())["sets"]
         proc.send_signal(signal.SIGINT)  # Ctrl-C: a clean stop
-        assert proc.wait(timeout=5) == 0 and "stopped" in proc.stdout.read()
+        assert proc.wait(timeout=60) == 0 and "stopped" in proc.stdout.read()  # a loaded machine is slow to stop
     finally:
         if proc.poll() is None:
             proc.kill()
