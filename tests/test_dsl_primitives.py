@@ -420,6 +420,9 @@ def test_cell_features_are_small_per_cell_values():
     assert f["rowsame"].tolist() == [[0] * 4] * 3 and f["ncol"][0, 0] == 3
     assert f["nmask"][1, 1] == 0b1101 and f["samemask"][1, 2] == 0b1000 and f["crank"][1, 2] == 2
     assert f["raymask"][0, 0] == 0b1001 and f["nz"].sum() == 5
+    # contact with another non-zero colour, and which colour when only one (0 where several)
+    assert f["touch"][1].tolist() == [0, 1, 0, 1] and f["touchc"][1].tolist() == [0, 0, 0, 1]
+    assert f["touchc"][0, 3] == 3 and f["touch"][2, 2] == 1 and f["touchc"][2, 2] == 0
     cross = G([0, 5, 0], [5, 5, 5], [0, 5, 1])  # one separator row and one separator column
     bands = cell_features(cross)
     assert bands["band_y"][:, 0].tolist() == [0, 0, 1] and bands["band_rx"][0].tolist() == [1, 0, 0]

@@ -369,6 +369,35 @@ def test_cell_rule_fit_picks_the_fewest_features_that_cover_the_test():
     assert fit_cell_rule([ins[0], ins[0]], [answer(ins[0]), ins[0]], [test]) == []
 
 
+def test_cell_rule_fit_recolours_cells_by_what_they_touch():
+    from shared.solvers.dsl.fit import fit_cell_rule
+    from shared.solvers.dsl.primitives.cellrule import cell_rule
+
+    def answer(g):  # a 3 touching another colour turns 8 and a 2 touching another colour goes
+        t = np.pad(g, 1)
+        touch = np.zeros(g.shape, bool)
+        for dy, dx in ((0, 1), (2, 1), (1, 0), (1, 2)):
+            q = t[dy:dy + g.shape[0], dx:dx + g.shape[1]]
+            touch |= (q != 0) & (q != g)
+        out = g.copy()
+        out[(g == 3) & touch], out[(g == 2) & touch] = 8, 0
+        return out
+
+    rng = np.random.default_rng(5)
+
+    def scene():
+        g = np.zeros((7, 7), np.uint8)
+        for _ in range(5):
+            y, x = rng.integers(0, 6, 2)
+            g[y, x], g[y, x + 1] = rng.choice([2, 3], 2)  # a pair: the same colour twice, or touching
+        return g
+
+    ins, test = [scene() for _ in range(4)], scene()
+    rules = fit_cell_rule(ins, [answer(g) for g in ins], [test])
+    assert rules and {"touch", "touchc"} & set(rules[0][0]), rules
+    assert same(cell_rule(test, *rules[0]), answer(test))
+
+
 def test_cell_tree_fit_grows_a_rule_on_many_features():
     from shared.solvers.dsl.fit import fit_cell_tree
     from shared.solvers.dsl.primitives.cellrule import cell_rule

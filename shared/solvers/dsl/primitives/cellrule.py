@@ -2,8 +2,9 @@
 
 Every cell of a grid is described by small integer features: its colour, its neighbours, its
 position modulo 2 and 3, the size and holes of its object, the other colour of a many-colour
-object (a marker touching a shape), whether it is enclosed, the first colour seen
-along each direction, and so on (`CELL_FEATURES`). A rule names 1 to 3 of them and maps each
+object (a marker touching a shape), whether a 4-neighbour has another non-zero colour (and
+which), whether it is enclosed, the first colour seen along each direction, and so on
+(`CELL_FEATURES`). A rule names 1 to 3 of them and maps each
 tuple of their values to the cell's new colour: either a literal colour or the value of one of
 the colour-valued features ("keep the cell's colour", "take the colour seen to the left").
 The fit (`dsl.fit.fit_cell_rule`) picks the fewest features that explain every demo cell and
@@ -31,10 +32,10 @@ CELL_FEATURES = ("colour", "nz", "crank", "nmask", "dmask", "samemask", "raymask
                  "nbrs4", "hole", "room", "objsize", "big", "small", "objedge", "objholes", "boxin", "mixc",
                  *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
                  "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
-                 "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS)
+                 "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS, "touch", "touchc")
 # features whose value is a colour: a rule may copy one of them into the cell
 COLOUR_FEATURES = ("colour", "n", "s", "w", "e", "mixc", *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame",
-                   "colsame", "top", "bottom", "left", "right", "nw", "ne", "sw", "se", *_DIAGONAL_RAYS)
+                   "colsame", "top", "bottom", "left", "right", "nw", "ne", "sw", "se", *_DIAGONAL_RAYS, "touchc")
 
 
 def _objects(g: Grid) -> tuple[np.ndarray, ...]:
@@ -180,7 +181,22 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     f["ry2"], f["rx2"] = ((h - 1 - ys) % 2).astype(np.uint8), ((w - 1 - xs) % 2).astype(np.uint8)
     f["y3"], f["x3"] = (ys % 3).astype(np.uint8), (xs % 3).astype(np.uint8)
     f["edge"] = ((ys == 0) | (xs == 0) | (ys == h - 1) | (xs == w - 1)).astype(np.uint8)
+    f["touch"], f["touchc"] = _touching(g, [f[d] for d in ("n", "s", "w", "e")])
     return f
+
+
+def _touching(g: Grid, sides: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: whether a 4-neighbour has another non-zero colour than the cell (colour-blind
+    contact between shapes), and that colour when the neighbours show only one such, else 0."""
+    colour = np.zeros(g.shape, dtype=np.uint8)
+    mixed = np.zeros(g.shape, dtype=bool)
+    touch = np.zeros(g.shape, dtype=bool)
+    for q in sides:
+        other = (q != g) & (q != 0) & (q != OUTSIDE)
+        mixed |= other & touch & (colour != q)
+        colour = np.where(other & ~touch, q, colour)
+        touch |= other
+    return touch.astype(np.uint8), np.where(mixed, 0, colour).astype(np.uint8)
 
 
 def apply_rule(f: dict[str, np.ndarray], names: tuple, table: dict) -> Grid | None:
