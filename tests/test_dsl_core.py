@@ -375,7 +375,7 @@ def test_a_second_process_waits_for_the_compile_lock_and_one_process_may_take_it
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     with jit.compiling():
         with jit.compiling():  # re-entrant: the same process does not wait on itself
-            child = subprocess.Popen([sys.executable, "-c", code], env=env)
+            child = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE, text=True)
             for _ in range(600):
                 if started.exists() or child.poll() is not None:
                     break
@@ -384,8 +384,9 @@ def test_a_second_process_waits_for_the_compile_lock_and_one_process_may_take_it
             time.sleep(0.5)
             assert not got.exists(), "the child took the lock while this process held it"
         assert not got.exists()
-    assert child.wait(timeout=60) == 0
-    assert got.exists()
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 0 and got.exists()
+    assert "another process is compiling the kernels" in err  # it said why it waited
 
 
 @pytest.mark.skipif(not jit.COMPILED, reason="numba's cache exists only with numba")

@@ -126,7 +126,11 @@ def compiling():
         f = None
     try:
         if f is not None:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"dsl: another process is compiling the kernels into {d}; waiting for it", file=sys.stderr)
+                fcntl.flock(f, fcntl.LOCK_EX)
         _held += 1
         yield
     finally:
