@@ -111,19 +111,15 @@ def compiling():
     starts on a cold cache waits here, then loads what the first compiled instead of compiling
     it again. Re-entrant within a process; a no-op without numba, fcntl or a writable cache."""
     global _held
-    if not COMPILED or fcntl is None or _held:
-        _held += 1
+    f = d = None
+    if COMPILED and fcntl is not None and not _held:
         try:
-            yield
-        finally:
-            _held -= 1
-        return
-    try:
-        d = cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        f = open(d / "compile.lock", "a")
-    except OSError:
-        f = None
+            d = cache_dir()
+            d.mkdir(parents=True, exist_ok=True)
+            f = open(d / "compile.lock", "a")
+        except OSError:
+            f = None
+    _held += 1
     try:
         if f is not None:
             try:
@@ -131,7 +127,6 @@ def compiling():
             except BlockingIOError:
                 print(f"dsl: another process is compiling the kernels into {d}; waiting for it", file=sys.stderr)
                 fcntl.flock(f, fcntl.LOCK_EX)
-        _held += 1
         yield
     finally:
         _held -= 1
