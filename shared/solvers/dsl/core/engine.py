@@ -23,6 +23,8 @@ from shared.solvers.dsl.jit import njit
 MAX_SIDE = 60
 EMPTY = -1          # a free slot of a hash table
 NOT_APPLICABLE = -2  # a cached child: the op does not apply to this image
+LEAF_PRUNED = -3     # a cached child of the first demo's image, not kept: as a last step it is no
+                     # better than its parent (the prune); computed again wherever it is needed
 
 # flags of a state
 SIZED = 1      # every demo image has its output's shape
@@ -199,10 +201,17 @@ def _judge(row, n_demo, out_ids, bank, img_off, img_h, img_w):
 def _right(bank, img_off, img_h, img_w, a, o, cmap, consistent):
     """(cells of image a equal to image o's, whether the colour map `cmap` (-1: not yet mapped)
     still turns everything into its image): images of the same shape; cmap is extended."""
-    pa, po = img_off[a], img_off[o]
+    pa = img_off[a]
+    return _right_cells(bank[pa:pa + img_h[a] * img_w[a]], bank, img_off[o], cmap, consistent)
+
+
+@njit
+def _right_cells(cells, bank, po, cmap, consistent):
+    """`_right` for an image given by its cells in reading order (not in the bank), against the
+    bank's image at offset po."""
     right = 0
-    for k in range(img_h[a] * img_w[a]):
-        va = bank[pa + k]
+    for k in range(len(cells)):
+        va = cells[k]
         vo = bank[po + k]
         if va == vo:
             right += 1
@@ -212,6 +221,16 @@ def _right(bank, img_off, img_h, img_w, a, o, cmap, consistent):
             elif cmap[va] != vo:
                 consistent = False
     return right, consistent
+
+
+@njit
+def _base(a, o, bank, img_off, img_h, img_w, cmap):
+    """Cells of image a right against image o (0 when their shapes differ): a state's score on
+    the first demo, which its last steps must beat."""
+    if img_h[a] != img_h[o] or img_w[a] != img_w[o]:
+        return 0
+    right, _ = _right(bank, img_off, img_h, img_w, a, o, cmap, False)
+    return right
 
 
 @njit
@@ -232,7 +251,7 @@ def _child(k, i, node, n_ops, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
     after one split reuse them."""
     key = np.int64(node) * n_ops + k
     slot = _child_slot(ch_key, key)
-    if ch_key[slot] == key:
+    if ch_key[slot] == key and ch_val[slot] != LEAF_PRUNED:
         return ch_val[slot]
     return _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
                       op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
@@ -246,6 +265,33 @@ def _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
                sp_buf, sp_meta, sp_of, sp_node,
                bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta):
     """Op k's image of image `node`, computed, interned and cached at the child table's `slot`."""
+    out = _compute(k, i, node, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                   op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                   sp_buf, sp_meta, sp_of, sp_node, bank, img_off, img_h, img_w)
+    return _keep_child(out, key, slot, bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+
+
+@njit
+def _keep_child(out, key, slot, bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta):
+    """Image `out` interned and cached as the child at `slot` (NOT_APPLICABLE when empty or too big)."""
+    rows, cols = out.shape
+    if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
+        child = NOT_APPLICABLE
+    else:
+        child = intern(out, bank, img_off, img_h, img_w, img_hash, img_tab, meta)
+    if ch_key[slot] != key:
+        meta[CHILDREN] += 1
+    ch_key[slot] = key
+    ch_val[slot] = child
+    return child
+
+
+@njit
+def _compute(k, i, node, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+             op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+             sp_buf, sp_meta, sp_of, sp_node, bank, img_off, img_h, img_w):
+    """Op k's image of image `node` (input i's), not interned. A split's parts are kept per
+    input (sp_*), so the joins after one split reuse them."""
     g = view(bank, img_off, img_h, img_w, node)
     j = op_split[k]
     if j < 0:
@@ -271,15 +317,7 @@ def _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
             out = np.zeros((0, 0), dtype=np.uint8)
         else:
             out = jn0[op_index[k]](sp_buf[i], sp_meta[i])
-    rows, cols = out.shape
-    if rows == 0 or cols == 0 or rows > MAX_SIDE or cols > MAX_SIDE:
-        child = NOT_APPLICABLE
-    else:
-        child = intern(out, bank, img_off, img_h, img_w, img_hash, img_tab, meta)
-    ch_key[slot] = key
-    ch_val[slot] = child
-    meta[CHILDREN] += 1
-    return child
+    return out
 
 
 @njit
@@ -379,8 +417,39 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
                 node = st_nodes[s, i]
                 key = np.int64(node) * n_ops + k
                 slot = _child_slot(ch_key, key)
+                check = leaf and prune and i == 0  # the first demo's image of a last step, judged
                 if ch_key[slot] == key:  # the hot path, inline: most children are met before
                     child = ch_val[slot]
+                    if child == LEAF_PRUNED:
+                        if check:
+                            ok = False
+                            meta[PRUNED] += 1
+                            break
+                        child = _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                                           op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a,
+                                           sp_b, sp_buf, sp_meta, sp_of, sp_node,
+                                           bank, img_off, img_h, img_w, img_hash, img_tab, ch_key, ch_val, meta)
+                elif check:
+                    # judged before it is kept: most last steps are pruned, and those are never interned
+                    out = _compute(k, i, node, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
+                                   op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
+                                   sp_buf, sp_meta, sp_of, sp_node, bank, img_off, img_h, img_w)
+                    o = out_ids[0]
+                    if out.shape[0] == img_h[o] and out.shape[1] == img_w[o]:
+                        if base < 0:
+                            base = _base(st_nodes[s, 0], o, bank, img_off, img_h, img_w, cmap)
+                        cmap[:] = -1
+                        right, consistent = _right_cells(out.reshape(-1), bank, img_off[o], cmap, True)
+                        if right <= base and not consistent:
+                            ch_key[slot] = key
+                            ch_val[slot] = LEAF_PRUNED
+                            meta[CHILDREN] += 1
+                            ok = False
+                            meta[PRUNED] += 1
+                            break
+                        check = False  # judged: not pruned
+                    child = _keep_child(out, key, slot, bank, img_off, img_h, img_w, img_hash, img_tab, ch_key,
+                                        ch_val, meta)
                 else:
                     child = _new_child(k, i, node, key, slot, fns0, fns1, fns2, sp0, sp1, sp2, jn0,
                                        op_arity, op_index, op_a, op_b, op_split, sp_arity, sp_index, sp_a, sp_b,
@@ -394,12 +463,9 @@ def expand(todo, first, last, level_first, max_depth, n_demo, out_ids, n_main, p
                     finish = i == 0 and n_ops > n_main and img_h[child] >= img_h[out_ids[0]] and \
                         img_w[child] >= img_w[out_ids[0]]
                     break
-                if leaf and prune and i == 0 and child != out_ids[0]:
+                if check and child != out_ids[0]:
                     if base < 0:
-                        a, o = st_nodes[s, 0], out_ids[0]
-                        base = 0
-                        if img_h[a] == img_h[o] and img_w[a] == img_w[o]:
-                            base, _ = _right(bank, img_off, img_h, img_w, a, o, cmap, False)
+                        base = _base(st_nodes[s, 0], out_ids[0], bank, img_off, img_h, img_w, cmap)
                     cmap[:] = -1
                     right, consistent = _right(bank, img_off, img_h, img_w, child, out_ids[0], cmap, True)
                     if right <= base and not consistent:
