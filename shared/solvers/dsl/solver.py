@@ -253,20 +253,31 @@ def _guesses(search: Search, deadline: float) -> list[Candidate]:
     return out
 
 
-def _closest(search: Search) -> list:
-    """Sized states with distinct test answers, the closest to the demo outputs first: the most
-    demos reproduced exactly, then cell for cell (a little for cost)."""
-    scored = []
-    for s in search.sized:
-        if any(t.max() > 9 for t in s.test):
+def _closest(search: Search, limit: int = TREE_BASES + 2) -> list:
+    """Up to `limit` sized states with distinct test answers, the closest to the demo outputs
+    first: the most demos reproduced exactly, then cell for cell (a little for cost); the input
+    (state 0) as well, wherever it ranks. Scored with one comparison per demo over every state
+    at once: a pool holds thousands."""
+    states = [s for s in search.sized if all(t.max() <= 9 for t in s.test)]
+    if not states:
+        return []
+    right = np.stack([(np.stack([s.demo[i] for s in states]) == o).mean(axis=(1, 2))
+                      for i, o in enumerate(search.outputs)], axis=1)  # (states, demos)
+    cost = np.array([s.cost for s in states])
+    score = right.sum(axis=1) - 0.01 * cost
+    order = np.lexsort((np.arange(len(states)), cost, -score, -(right == 1.0).sum(axis=1)))
+    out, seen, have_input = [], set(), False
+    for k in order:
+        s = states[k]
+        if len(out) >= limit and (have_input or s.state != 0):
+            # full: only the input (state 0) is still looked for, past states it must not repeat
+            seen.add(tuple(grid_hash(t) for t in s.test))
             continue
-        right = [float((d == o).mean()) for d, o in zip(s.demo, search.outputs, strict=True)]
-        score = sum(right) - 0.01 * s.cost
-        scored.append((-right.count(1.0), -score, s.cost, len(scored), s))
-    out, seen = [], set()
-    for *_, s in sorted(scored):
         key = tuple(grid_hash(t) for t in s.test)
         if key not in seen:
             seen.add(key)
             out.append(s)
+            have_input |= s.state == 0
+            if len(out) >= limit and have_input:
+                break
     return out
