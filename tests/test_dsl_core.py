@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -415,3 +416,24 @@ def test_the_cold_cache_check_looks_in_the_folder_numba_keeps_for_these_sources(
     # a copy of the library elsewhere gets a folder of its own from numba: empty, so cold
     monkeypatch.setattr(PRIMITIVES[names[0]].kernel._cache, "_cache_path", str(tmp_path / "elsewhere"))
     assert kernels._cache_is_cold(names)
+
+
+def test_the_cache_fingerprint_covers_the_kernels_and_what_they_import_not_the_drivers(tmp_path):
+    root = Path(jit.__file__).resolve().parent
+    got = {f.relative_to(root).as_posix() for f in jit.kernel_sources()}
+    with_njit = {f.relative_to(root).as_posix() for f in root.rglob("*.py") if "njit" in f.read_text()}
+    assert with_njit <= got
+    assert "types.py" in got  # no kernel of its own, but kernels import its constants
+    assert not {"solver.py", "core/search.py", "bench.py"} & got
+    # on a copy: a driver's edit keeps the fingerprint, a kernel's or an imported constant's changes it
+    copy = tmp_path / "dsl"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def print_of(edit: str) -> str:
+        (copy / edit).write_text((copy / edit).read_text() + "\n# edited\n")
+        return jit.fingerprint(copy)
+
+    before = jit.fingerprint(copy)
+    assert before == jit.fingerprint()
+    assert print_of("solver.py") == before
+    assert print_of("types.py") != before

@@ -8,12 +8,14 @@ the same code runs as plain Python, slower, with the same results. `COMPILED` sa
 `REASON` says why not. `say_once()` prints that reason once per process.
 
 The cache lives in `~/.cache/arc-suite/numba/<fingerprint>` (or under `$ARC_DSL_CACHE`), where
-the fingerprint hashes every source file of the DSL: numba checks only a cached function's own
-file, so a kernel edited under a cached search core would otherwise keep its old machine code.
+the fingerprint hashes the DSL's kernel sources (every file that uses `njit` and what it imports):
+numba checks only a cached function's own file, so a kernel edited under a cached search core
+would otherwise keep its old machine code.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -41,11 +43,56 @@ def _smoke(numba):
         raise RuntimeError("numba compiled 1 + 2 to something other than 3")
 
 
-def fingerprint() -> str:
-    """A hash of every source file of the DSL (its kernels and the core that calls them)."""
+def kernel_sources(root: Path | None = None) -> list[Path]:
+    """The DSL's files compiled code can depend on: those that use `njit`, and every DSL module
+    they import from (their globals are frozen into the machine code), transitively. The
+    drivers (solver, search, fits) are not among them: editing one keeps the compiled cache."""
+    root = root or Path(__file__).resolve().parent
+    files = {f.resolve() for f in root.rglob("*.py")}
+    package = "shared.solvers.dsl"
+
+    def module_file(name: str) -> Path | None:
+        rel = Path(*name[len(package):].lstrip(".").split(".")) if name != package else Path()
+        for f in (root / rel / "__init__.py", (root / rel).with_suffix(".py")):
+            if f.resolve() in files:
+                return f.resolve()
+        return None
+
+    def imported(f: Path) -> set[Path]:
+        own = package + "." + ".".join(f.relative_to(root).with_suffix("").parts)
+        out = set()
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the file's own package up
+                    parts = own.split(".")[:-node.level] if f.name != "__init__.py" else \
+                        own.split(".")[:len(own.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                # a submodule imported by name; any other name comes from the package itself
+                names = [f"{base}.{a.name}" if module_file(f"{base}.{a.name}") else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            out |= {m for n in names if n.startswith(package) and (m := module_file(n)) is not None}
+        return out
+
+    todo = [f for f in files if "njit" in f.read_text()]
+    seen = set(todo)
+    while todo:
+        for dep in imported(todo.pop()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(seen)
+
+
+def fingerprint(root: Path | None = None) -> str:
+    """A hash of the DSL's kernel sources (`kernel_sources`): the kernels, the core that calls
+    them and what they import."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
-    for f in sorted(root.rglob("*.py")):
+    root = root or Path(__file__).resolve().parent
+    for f in kernel_sources(root):
         h.update(f.relative_to(root).as_posix().encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
