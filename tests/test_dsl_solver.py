@@ -206,6 +206,17 @@ def test_an_exhausted_depth_deepens_the_search():
     assert same(pred.attempts[0][0], answers[0])
 
 
+def test_a_core_that_exhausts_its_depth_early_searches_one_deeper():
+    fn, make = FIXTURES["scale_then_flip"]
+    task, answers = _task(fn, make, seed=5)
+    pred = DslSolver(core_depth=1, core_deepest=2).solve(task, 8.0)
+    core = pred.trace["passes"][0]["core"]
+    assert core["depth"] == 2 and core["stopped"] == "exhausted"
+    assert pred.trace["kind"] == "exact" and same(pred.attempts[0][0], answers[0])
+    with pytest.raises(ValueError, match="core_deepest"):
+        DslSolver(core_depth=3, core_deepest=2)
+
+
 def test_registered_under_its_name():
     assert isinstance(make_solver("dsl"), DslSolver)
 
