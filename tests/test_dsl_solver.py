@@ -285,10 +285,11 @@ def test_the_first_tree_guess_grows_on_the_input_itself():
     ins = [_sparse(rng, 7, 7, density=0.4) for _ in range(5)]
     search = Search(ins[:4], [answer(g) for g in ins[:4]], ins[4:], time.monotonic() + 1.0)
     search.run()
-    # three states closer to the demo outputs than the input is (each one cell off), with their own answers
-    for k in range(3):
+    # more states closer to the demo outputs than the input is (each one cell off, with their own
+    # answers) than the guesses take: the input is still among them, and first
+    for k in range(8):
         near = [answer(g) for g in ins[:4]]
-        near[k][0, 0] = 9
+        near[k % 4][k // 4, 0] = 9
         search.sized.append(Sized(k + 1, 5.0, near, [np.full((7, 7), k + 1, np.uint8)]))
     guesses = _guesses(search, time.monotonic() + 2.0)
     assert guesses[0].kind == "tree"
