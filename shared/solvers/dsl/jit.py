@@ -98,10 +98,15 @@ def fingerprint(root: Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
+_own_print = ""  # this library's fingerprint, computed once: it parses every source file
+
+
 def cache_dir() -> Path:
+    global _own_print
     base = os.environ.get("ARC_DSL_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arc-suite", "numba")
-    return Path(base) / fingerprint()
+    _own_print = _own_print or fingerprint()
+    return Path(base) / _own_print
 
 
 def _prune(current: Path, keep: int = 3) -> None:
