@@ -48,43 +48,37 @@ def kernel_sources(root: Path | None = None) -> list[Path]:
     they import from (their globals are frozen into the machine code), transitively. The
     drivers (solver, search, fits) are not among them: editing one keeps the compiled cache."""
     root = root or Path(__file__).resolve().parent
-    files = {f.resolve() for f in root.rglob("*.py")}
     package = "shared.solvers.dsl"
+    modules = {}  # dotted name -> file (a package by its __init__.py)
+    for f in root.rglob("*.py"):
+        parts = f.relative_to(root).with_suffix("").parts
+        modules[".".join((package,) + (parts[:-1] if parts[-1] == "__init__" else parts))] = f
 
-    def module_file(name: str) -> Path | None:
-        rel = Path(*name[len(package):].lstrip(".").split(".")) if name != package else Path()
-        for f in (root / rel / "__init__.py", (root / rel).with_suffix(".py")):
-            if f.resolve() in files:
-                return f.resolve()
-        return None
-
-    def imported(f: Path) -> set[Path]:
-        own = package + "." + ".".join(f.relative_to(root).with_suffix("").parts)
+    def imported(name: str, f: Path) -> set[str]:
+        own = name if f.name == "__init__.py" else name.rsplit(".", 1)[0]  # the file's package
         out = set()
         for node in ast.walk(ast.parse(f.read_text(), str(f))):
             if isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:  # relative: from the file's own package up
-                    parts = own.split(".")[:-node.level] if f.name != "__init__.py" else \
-                        own.split(".")[:len(own.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([base] if base else []))
+                    base = ".".join(own.split(".")[:len(own.split(".")) - node.level + 1] + ([base] if base else []))
                 # a submodule imported by name; any other name comes from the package itself
-                names = [f"{base}.{a.name}" if module_file(f"{base}.{a.name}") else base for a in node.names]
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             else:
                 continue
-            out |= {m for n in names if n.startswith(package) and (m := module_file(n)) is not None}
+            out |= {n for n in names if n in modules}
         return out
 
-    todo = [f for f in files if "njit" in f.read_text()]
+    todo = [n for n, f in modules.items() if "njit" in f.read_text()]
     seen = set(todo)
     while todo:
-        for dep in imported(todo.pop()):
-            if dep not in seen:
-                seen.add(dep)
-                todo.append(dep)
-    return sorted(seen)
+        n = todo.pop()
+        for dep in imported(n, modules[n]) - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return sorted(modules[n] for n in seen)
 
 
 def fingerprint(root: Path | None = None) -> str:
