@@ -332,6 +332,39 @@ def test_core_stops_at_its_deadline():
     assert cs.run().stopped == "time"
 
 
+def test_the_last_level_runs_on_to_the_stretch_only_when_its_pace_says_it_ends_by_then(monkeypatch):
+    from types import SimpleNamespace
+
+    from shared.solvers.dsl.core import search as coresearch
+
+    task = _task(FIXTURES["rotate_then_flip"], _inputs(7))
+    full = _search(task, depth=3)
+    assert full.stats.stopped == "exhausted"
+    before_last = sum(b - a for a, b in full.levels[:2])  # states expanded before the last level starts
+    assert full.levels[2][1] - full.levels[2][0] > 8  # the last level has more than one first batch
+
+    def run(stretch):
+        cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train],
+                        [p.input for p in task.test], 5.0, 3, stretch=stretch)
+        # a clock that stands at 0 until the last level has expanded its first batch, then reads
+        # 10 (past the deadline of 5) and creeps on: that level's pace is 10 s for one batch
+        ticks = iter(range(10 ** 9))
+        clock = SimpleNamespace(monotonic=lambda: 0.0 if cs.stats.expanded <= before_last
+                                else 10.0 + next(ticks) * 1e-9)
+        monkeypatch.setattr(coresearch, "time", clock)
+        st_ = cs.run()
+        monkeypatch.undo()
+        return cs, st_
+
+    cs, st_ = run(None)
+    assert (st_.stopped, st_.stretched) == ("time", False)
+    cs, st_ = run(11.0)  # the pace says the rest takes far longer than one more second
+    assert (st_.stopped, st_.stretched) == ("time", False)
+    cs, st_ = run(1e9)
+    assert (st_.stopped, st_.stretched) == ("exhausted", True)
+    assert [cs.steps(s) for s in cs.exact()] == [full.steps(s) for s in full.exact()]
+
+
 PURE_SCRIPT = """
 import json, sys, time
 import numpy as np
@@ -437,3 +470,23 @@ def test_the_cache_fingerprint_covers_the_kernels_and_what_they_import_not_the_d
     assert before == jit.fingerprint()
     assert print_of("solver.py") == before
     assert print_of("types.py") != before
+
+
+def test_the_fingerprint_is_remembered_by_a_hash_of_the_sources(tmp_path, monkeypatch):
+    root = Path(jit.__file__).resolve().parent
+    copy = tmp_path / "dsl"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    first = jit._remembered_fingerprint(base, copy)
+    assert first == jit.fingerprint(copy) and (base / jit.MEMO).exists()
+    parsed = []
+    real = jit.fingerprint
+    monkeypatch.setattr(jit, "fingerprint", lambda r=None: parsed.append(r) or real(r))
+    assert jit._remembered_fingerprint(base, copy) == first and parsed == []  # from the memo, no parse
+    (copy / "types.py").write_text((copy / "types.py").read_text() + "\n# edited\n")
+    assert jit._remembered_fingerprint(base, copy) == real(copy) != first and len(parsed) == 1
+    (copy / "solver.py").write_text((copy / "solver.py").read_text() + "\n# edited\n")
+    second = jit._remembered_fingerprint(base, copy)  # a driver's edit: parsed again, the same print
+    assert second == real(copy) and len(parsed) == 2
+    (base / jit.MEMO).write_text("not json")  # a torn memo costs a parse, never a wrong print
+    assert jit._remembered_fingerprint(base, copy) == second and len(parsed) == 3

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -92,15 +93,54 @@ def fingerprint(root: Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-_own_print = ""  # this library's fingerprint, computed once: it parses every source file
+_own_print = ""  # this library's fingerprint, computed once per process
+MEMO = "fingerprints.json"  # in the cache's base folder: the fingerprint of each set of sources seen
+MEMO_KEEP = 16
+
+
+def _sources_key(root: Path) -> str:
+    """A hash of every source file of the DSL, read as bytes (no parsing: about a millisecond)."""
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _remembered_fingerprint(base: Path, root: Path | None = None) -> str:
+    """`fingerprint(root)`, looked up in the base folder's memo by a hash of all the sources:
+    parsing them for their imports costs 0.3-0.6 s, which every process start paid. Sources
+    not in the memo are parsed and added; an unreadable or unwritable memo only costs the parse."""
+    root = root or Path(__file__).resolve().parent
+    key = _sources_key(root)
+    memo_file = base / MEMO
+    try:
+        memo = json.loads(memo_file.read_text())
+        if not isinstance(memo, dict):
+            memo = {}
+    except (OSError, ValueError):
+        memo = {}
+    got = memo.get(key)
+    if isinstance(got, str) and len(got) == 16:
+        return got
+    got = fingerprint(root)
+    memo = dict(list((k, v) for k, v in memo.items() if k != key)[-(MEMO_KEEP - 1):] + [(key, got)])
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        tmp = memo_file.with_name(f"{MEMO}.{os.getpid()}")
+        tmp.write_text(json.dumps(memo))
+        os.replace(tmp, memo_file)  # whole or not at all, for a process reading it meanwhile
+    except OSError:
+        pass
+    return got
 
 
 def cache_dir() -> Path:
     global _own_print
-    base = os.environ.get("ARC_DSL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arc-suite", "numba")
-    _own_print = _own_print or fingerprint()
-    return Path(base) / _own_print
+    base = Path(os.environ.get("ARC_DSL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arc-suite", "numba"))
+    _own_print = _own_print or _remembered_fingerprint(base)
+    return base / _own_print
 
 
 def _prune(current: Path, keep: int = 3) -> None:

@@ -44,6 +44,7 @@ FIRST_PASS_SHARE = 0.7  # of the budget; the later passes only run while the tas
 OWN_BACKGROUND = 0.6    # share of its grid that each background must cover for a per-pair swap
 MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not get past the shallow part
 CORE_SHARE = 0.4        # of a pass, the most the compiled core may take before the Python search
+CORE_STRETCH = 0.7      # of a pass, how far the core's last level may run on when its pace says it ends by then
 DEEPER_CORE_RATIO = 3.0  # a deeper core run only when the time left is this many times what the last one took
 CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
 PIECES_SHARE = 0.04     # of a pass, kept for stacking pieces after the searches (typically 0.01-0.2 s)
@@ -115,7 +116,7 @@ class DslSolver:
 
     def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
                  core_depth: int = 3, core_share: float = CORE_SHARE, core_finish: bool = False,
-                 core_prune: bool = True, core_deepest: int = 3):
+                 core_prune: bool = True, core_deepest: int = 3, core_stretch: float = CORE_STRETCH):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
@@ -124,6 +125,9 @@ class DslSolver:
         if not 0.0 < core_share <= 1.0:
             raise ValueError(f"core_share must be in (0, 1], got {core_share}")
         self.core_share = core_share  # of a pass, the most the core may take before the Python search
+        if not core_share <= core_stretch <= 1.0:
+            raise ValueError(f"core_stretch must be in [core_share ({core_share}), 1], got {core_stretch}")
+        self.core_stretch = core_stretch  # of a pass, where a core about to exhaust its depth may run to
         self.core_finish = core_finish  # the core's crops after a last step too big, free of depth
         self.core_prune = core_prune    # the core's last steps no better than their state on demo 1 stop there
         if core_deepest < core_depth:
@@ -135,13 +139,14 @@ class DslSolver:
         # to the first task, those compiles ate most of its budget)
         coresearch.warm()
 
-    def _core(self, demo_in, demo_out, tests, core_end: float):
+    def _core(self, demo_in, demo_out, tests, core_end: float, stretch_end: float | None = None):
         """The compiled enumeration to `core_end`: to core_depth, then, while a whole depth was
         exhausted with no exact program and most of the time still left, again from scratch one deeper (the deeper run
-        replaces it only once it has exhausted the shallower depth: it holds every program that had)."""
+        replaces it only once it has exhausted the shallower depth: it holds every program that had).
+        The first run's last level may go on to `stretch_end` when its pace says it is exhausted by then."""
         depth = self.core_depth
         cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, depth, finish=self.core_finish,
-                                   prune=self.core_prune)
+                                   prune=self.core_prune, stretch=stretch_end)
         st = cs.run()
         while st.stopped == "exhausted" and depth < self.core_deepest and not cs.exact() and \
                 core_end - time.monotonic() > DEEPER_CORE_RATIO * st.seconds:
@@ -161,12 +166,12 @@ class DslSolver:
         if self.core:
             now = time.monotonic()
             core_end = now + self.core_share * (deadline - now)
-            cs, st = self._core(demo_in, demo_out, tests, core_end)
+            cs, st = self._core(demo_in, demo_out, tests, core_end, now + self.core_stretch * (deadline - now))
             now = time.monotonic()
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))
             core_trace = {"generated": st.generated, "expanded": st.expanded, "states": st.states,
                           "images": st.images, "stopped": st.stopped, "depth_s": st.depth_seconds,
-                          "seconds": st.seconds, "depth": cs.max_depth, "mb": round(cs.nbytes() / 1e6, 1)}
+                          "seconds": st.seconds, "stretched": st.stretched, "depth": cs.max_depth, "mb": round(cs.nbytes() / 1e6, 1)}
             # an exact program ends the pass; a learned ending on a deep state may be a coincidence,
             # so the Python search (lists, and the fits on its own cheapest states) still looks
             if any(c.kind == "exact" for c in cands):

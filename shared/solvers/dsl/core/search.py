@@ -34,6 +34,7 @@ from shared.solvers.dsl.types import GRID, MARKER
 CHUNK_S = 0.02            # a compiled call expands states for about this long before the clock is read
 MAX_BYTES = 2_500_000_000  # the bank and tables together; past this the search stops ("memory")
 SHAPE_CODE = {"any": 0, "keep": 1, "change": 2}
+STRETCH_MARGIN = 1.3       # the last level's projected time is its pace so far times this
 
 
 @dataclass
@@ -46,6 +47,7 @@ class CoreStats:
     pruned: int = 0
     max_depth_reached: int = 0
     stopped: str = ""
+    stretched: bool = False  # the last level ran past the deadline, to the stretch, to be exhausted
     seconds: float = 0.0
     depth_seconds: dict = field(default_factory=dict)  # depth -> seconds when it was exhausted
 
@@ -74,11 +76,14 @@ def finishing_ops() -> list[tuple[Op, ...]]:
 
 class CoreSearch:
     def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
-                 max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True):
+                 max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True, stretch: float | None = None):
         self.n_demo = len(demo_inputs)
         self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
         self.deadline = deadline
+        # a later deadline the last level may run to, once, when at `deadline` the pace of that
+        # level says it will be exhausted by then (every program of the depth tried beats most of them)
+        self.stretch = stretch
         self.max_depth = max_depth
         self.max_bytes = max_bytes
         self.prune = prune  # last steps no better than their state on the first demo stop there
@@ -233,8 +238,10 @@ class CoreSearch:
             s = 0
             last = len(todo)
             batch = 8
+            level_start = time.monotonic()
             while s < last:
-                if time.monotonic() > self.deadline:
+                now = time.monotonic()
+                if now > self.deadline and not self._stretch(depth, now - level_start, s, last, now):
                     self.stats.stopped = "time"
                     break
                 t0 = time.monotonic()
@@ -263,6 +270,19 @@ class CoreSearch:
         self.stats.pruned = int(m[E.PRUNED])
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
+
+    def _stretch(self, depth: int, spent: float, done: int, todo: int, now: float) -> bool:
+        """At the deadline, in the level that makes depth + 1: whether to run on to the stretch,
+        as the last level's pace (seconds per state expanded so far, with a margin) says it will
+        be exhausted by then. Once: the deadline moves to the stretch, which is then final."""
+        if self.stretch is None or self.stretch <= self.deadline or depth + 1 != self.max_depth or done == 0:
+            return False
+        need = STRETCH_MARGIN * spent / done * (todo - done)
+        if now + need > self.stretch:
+            return False
+        self.deadline, self.stretch = self.stretch, None
+        self.stats.stretched = True
+        return True
 
     def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
         room = self._room()
