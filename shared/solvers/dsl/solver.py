@@ -171,7 +171,8 @@ class DslSolver:
             cands, pool = coresearch.results(cs, now + CORE_FIT_SHARE * max(0.0, deadline - now))
             core_trace = {"generated": st.generated, "expanded": st.expanded, "states": st.states,
                           "images": st.images, "stopped": st.stopped, "depth_s": st.depth_seconds,
-                          "seconds": st.seconds, "stretched": st.stretched, "depth": cs.max_depth, "mb": round(cs.nbytes() / 1e6, 1)}
+                          "seconds": st.seconds, "stretched": st.stretched, "depth": cs.max_depth,
+                          "mb": round(cs.nbytes() / 1e6, 1)}
             # an exact program ends the pass; a learned ending on a deep state may be a coincidence,
             # so the Python search (lists, and the fits on its own cheapest states) still looks
             if any(c.kind == "exact" for c in cands):
