@@ -490,3 +490,15 @@ def test_the_fingerprint_is_remembered_by_a_hash_of_the_sources(tmp_path, monkey
     assert second == real(copy) and len(parsed) == 2
     (base / jit.MEMO).write_text("not json")  # a torn memo costs a parse, never a wrong print
     assert jit._remembered_fingerprint(base, copy) == second and len(parsed) == 3
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba's cache exists only with numba")
+def test_the_compiler_smoke_check_is_cached_so_a_start_compiles_nothing(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ARC_DSL_CACHE=str(tmp_path), ARC_DSL_PURE="0")
+    code = "from shared.solvers.dsl import jit; assert jit.COMPILED, jit.REASON"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT, timeout=300)
+    saved = list(tmp_path.rglob("jit._smoke_add-*.nbc"))
+    assert len(saved) == 1
+    stamp = saved[0].stat().st_mtime_ns
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT, timeout=300)
+    assert saved[0].stat().st_mtime_ns == stamp  # loaded, not compiled and saved again

@@ -35,11 +35,14 @@ _said = False
 _held = 0  # how deep this process is inside `compiling()`
 
 
-def _smoke(numba):
-    @numba.njit(cache=False)
-    def add(a, b):
-        return a + b
+def _smoke_add(a, b):
+    return a + b
 
+
+def _smoke(numba, cache: bool):
+    """Compile and run a one-line function. Cached once it worked: compiling it afresh in every
+    process cost about 0.5 s of each start (numba's compiler set up for nothing)."""
+    add = numba.njit(cache=cache)(_smoke_add)
     if add(1, 2) != 3:
         raise RuntimeError("numba compiled 1 + 2 to something other than 3")
 
@@ -157,20 +160,21 @@ def _prune(current: Path, keep: int = 3) -> None:
 try:
     if os.environ.get("ARC_DSL_PURE", "") not in ("", "0"):
         raise ImportError("ARC_DSL_PURE is set")
-    import numba as _numba
-
-    _smoke(_numba)
     import warnings
+
+    import numba as _numba
 
     # the core indexes a table of compiled kernels (first-class functions): numba calls that experimental
     warnings.filterwarnings("ignore", category=_numba.core.errors.NumbaExperimentalFeatureWarning)
     _dir = cache_dir()
+    _cached = True
     try:
         _dir.mkdir(parents=True, exist_ok=True)
         _numba.config.CACHE_DIR = str(_dir)  # read when each kernel is decorated, so set before any is
         _prune(_dir)
     except OSError:
-        pass  # an unwritable home: numba falls back to its own cache places
+        _cached = False  # an unwritable home: numba falls back to its own cache places
+    _smoke(_numba, _cached)
     COMPILED = True
 except Exception as e:  # ImportError, or a compiler that does not work on this machine
     REASON = f"{type(e).__name__}: {e}"
