@@ -127,7 +127,9 @@ def _remembered_fingerprint(base: Path, root: Path | None = None) -> str:
     if isinstance(got, str) and len(got) == 16:
         return got
     got = fingerprint(root)
-    memo = dict(list((k, v) for k, v in memo.items() if k != key)[-(MEMO_KEEP - 1):] + [(key, got)])
+    memo.pop(key, None)
+    memo[key] = got  # the newest last; the oldest dropped past MEMO_KEEP
+    memo = dict(list(memo.items())[-MEMO_KEEP:])
     try:
         base.mkdir(parents=True, exist_ok=True)
         tmp = memo_file.with_name(f"{MEMO}.{os.getpid()}")

@@ -82,7 +82,7 @@ class CoreSearch:
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
         self.deadline = deadline
         # a later deadline the last level may run to, once, when at `deadline` the pace of that
-        # level says it will be exhausted by then (every program of the depth tried beats most of them)
+        # level says it will be exhausted by then
         self.stretch = stretch
         self.max_depth = max_depth
         self.max_bytes = max_bytes
@@ -244,7 +244,7 @@ class CoreSearch:
                 if now > self.deadline and not self._stretch(depth, now - level_start, s, last, now):
                     self.stats.stopped = "time"
                     break
-                t0 = time.monotonic()
+                t0 = now
                 nxt = self._expand(todo, s, min(last, s + batch), new_first)
                 if nxt < min(last, s + batch) and not self._grow():
                     self.stats.stopped = "memory"
