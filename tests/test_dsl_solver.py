@@ -19,8 +19,10 @@ from shared.grids import same
 from shared.sandbox import SandboxPool
 from shared.solvers import make_solver
 from shared.solvers.dsl import DslSolver
+from shared.solvers.dsl.primitives import colour_roles_back, flip_lr, orient_back, rotate180
 from shared.solvers.dsl.program import INPUT, call, run, run_source, to_source
-from shared.solvers.dsl.solver import _wrap
+from shared.solvers.dsl.search import Candidate
+from shared.solvers.dsl.solver import ColourRoles, Orientation, _unaugment, _wrap
 from shared.tasks import Pair, Task
 
 
@@ -196,6 +198,89 @@ def test_a_background_that_changes_between_pairs_is_swapped_per_pair(solver):
     assert same(pred.attempts[0][0], answers[0])
     assert "background_to_zero(I)" in pred.trace["program"]
     assert same(run_source(pred.trace["program"], task.test[0].input), answers[0])
+
+
+def _three_colours(rng):
+    """12, 7 and 3 cells of three colours drawn afresh for each grid."""
+    h, w = int(rng.integers(6, 10)), int(rng.integers(6, 10))
+    g = np.zeros(h * w, dtype=np.uint8)
+    cells = rng.permutation(h * w)
+    for c, lo, hi in zip(rng.choice(np.arange(1, 10), size=3, replace=False), (0, 12, 19), (12, 19, 22), strict=True):
+        g[cells[lo:hi]] = c
+    return g.reshape(h, w)
+
+
+def _remove_middle_colour(g):
+    counts = np.bincount(g.ravel(), minlength=10)
+    counts[0] = 0
+    return np.where(g == np.argsort(-counts, kind="stable")[1], 0, g).astype(np.uint8)
+
+
+def test_colours_that_change_between_pairs_are_searched_by_their_role(solver, dsl_pool):
+    task, answers = _task(_remove_middle_colour, _three_colours, seed=3)
+    assert len({c for p in task.train for c in np.unique(p.input)}) > 4  # each pair its own colours
+    pred = solver.solve(task, 8.0)
+    assert "colour-roles" in [p["augmentation"] for p in pred.trace["passes"]]
+    assert same(pred.attempts[0][0], answers[0]), pred.trace["program"]
+    assert "colour_roles(I, (0,))" in pred.trace["program"]
+    for pair in task.train + task.test:
+        want = pair.output if pair.output is not None else answers[0]
+        assert same(run_source(pred.trace["program"], pair.input), want)
+    verdict = dsl_pool.run(pred.trace["program"], [task.test[0].input], answers)
+    assert verdict.status == "ok", verdict.detail
+
+
+def _view_round_trip(task: Task, view) -> Task:
+    """A program found in the view as one for the task: its answers and its printed text agree.
+    The program, a half turn, commutes with recolouring and with every turn or flip, so mapped
+    back it is a half turn of the task's own inputs."""
+    seen = view.apply(task)
+    tests = [p.input for p in task.test]
+    c = Candidate(call("rotate180", INPUT), "exact", 1.0, [rotate180(p.input) for p in seen.test], len(task.train))
+    back = _unaugment(c, view, tests)
+    for p, t in zip(back.preds, tests, strict=True):
+        assert same(p, rotate180(t))
+        assert same(run_source(to_source(back.node), t), p)
+    return seen
+
+
+def test_the_colour_roles_view_gives_each_grid_its_colours_by_role_and_maps_answers_back():
+    task, _ = _task(flip_lr, _three_colours, seed=1)
+    roles = ColourRoles.plan(task)
+    assert roles is not None and roles.fixed == (0,)
+    seen = _view_round_trip(task, roles)
+    # by role: the commonest colour of every grid is 1, the next 2, the least common 3
+    for p in seen.train + seen.test:
+        counts = np.bincount(p.input.ravel(), minlength=4)
+        assert list(counts[1:4]) == [12, 7, 3] and counts[4:].sum() == 0
+    for p, q in zip(task.train, seen.train, strict=True):
+        assert same(colour_roles_back(q.output, p.input, roles.fixed), p.output)
+    # colours shared by every demo input keep theirs: no view when nothing changes between pairs
+    same_colours, _ = _task(flip_lr, lambda rng: _sparse(rng, colours=(1, 2)), seed=2)
+    assert ColourRoles.plan(same_colours) is None
+
+
+def _bar(rng):
+    """A bar of colour 3 lying across or down, with a few cells of colour 1."""
+    g = _sparse(rng, 9, 9, colours=(1,), density=0.1)
+    at, lo = int(rng.integers(0, 9)), int(rng.integers(0, 3))
+    if rng.random() < 0.5:
+        g[at, lo:lo + 6] = 3
+    else:
+        g[lo:lo + 6, at] = 3
+    return g
+
+
+def test_the_orientation_view_lays_each_pair_the_same_way_and_turns_answers_back():
+    task, _ = _task(flip_lr, _bar, n_train=4, seed=6)
+    assert len({bool((p.input == 3).any(axis=1).sum() == 1) for p in task.train}) == 2  # both ways in the demos
+    turn = Orientation.plan(task)
+    assert turn is not None and turn.feature == ("axis", 3)
+    seen = _view_round_trip(task, turn)
+    for p in seen.train + seen.test:
+        assert (p.input == 3).any(axis=1).sum() == 1  # every bar lies across in the view
+    for p, q in zip(task.train, seen.train, strict=True):
+        assert same(orient_back(q.output, p.input, turn.feature), p.output)
 
 
 def test_an_exhausted_depth_deepens_the_search():

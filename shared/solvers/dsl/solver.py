@@ -3,8 +3,10 @@
 `solve(task, budget_s)` returns at most two attempts per test input and a JSON trace whose
 "program" is the winning program as straight-line Python. The time budget is split between
 passes over the task with its background normalised to 0 (when it is not: one colour for the
-whole task, or each pair's own when it changes between pairs), as given, and transposed; later
-passes run only while the task is unsolved, and answers are mapped back.
+whole task, or each pair's own when it changes between pairs), as given, with each grid's
+colours by role and each pair turned to its input's orientation (when colours or directions
+change between pairs), and transposed; later passes run only while the task is unsolved, and
+answers are mapped back.
 When programs give fewer than two answers, last guesses fill the free attempts: a decision
 tree over cell features grown on the partial results closest to the demo outputs, and those
 partial results themselves.
@@ -27,6 +29,7 @@ from shared.solvers.dsl.fit import fit_cell_tree
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.primitives.cellrule import cell_rule
 from shared.solvers.dsl.primitives.colour import background_from, background_to_zero
+from shared.solvers.dsl.primitives.learned import colour_roles, orientation, role_perm
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.search import FIRM, Candidate, Search
@@ -49,6 +52,8 @@ DEEPER_CORE_RATIO = 3.0  # a deeper core run only when the time left is this man
 CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
 PIECES_SHARE = 0.04     # of a pass, kept for stacking pieces after the searches (typically 0.01-0.2 s)
 MAX_PIECES_S = 0.3
+ROLES = True
+ORIENT = True
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,10 @@ class OwnBackground:
 
     id: str = "own-background"
     is_identity: bool = False
+    forward, backward = "background_to_zero", "background_from"  # the primitives that print the view
+
+    def args(self) -> tuple:
+        return ()
 
     def apply(self, task: Task) -> Task:
         def pair(p: Pair) -> Pair:
@@ -67,14 +76,86 @@ class OwnBackground:
         return Task(task.id, tuple(map(pair, task.train)), tuple(map(pair, task.test)), task.source)
 
 
+@dataclass(frozen=True)
+class ColourRoles:
+    """Each grid's colours by role (`colour_roles`): the colours every demo input holds, and those
+    only the outputs bring, keep theirs (`fixed`); each grid's other colours become the free ones,
+    commonest first, and a demo output follows its input's map. The view of a task whose colours
+    change from pair to pair (as the reference normalises colours). Answers map back by their input."""
+
+    fixed: tuple
+    id: str = "colour-roles"
+    is_identity: bool = False
+    forward, backward = "colour_roles", "colour_roles_back"
+
+    def args(self) -> tuple:
+        return (self.fixed,)
+
+    @staticmethod
+    def plan(task: Task) -> ColourRoles | None:
+        """The view when it brings the demo inputs' colours closer together (fewer in all), else None."""
+        ins = [set(np.unique(p.input).tolist()) for p in task.train]
+        outs = set().union(*(np.unique(p.output).tolist() for p in task.train))
+        fixed = tuple(sorted(set.intersection(*ins) | {0} | (outs - set().union(*ins))))
+        roles = ColourRoles(fixed)
+        after = set().union(*(np.unique(colour_roles(p.input, fixed)).tolist() for p in task.train))
+        return roles if len(after) < len(set().union(*ins)) else None
+
+    def apply(self, task: Task) -> Task:
+        def pair(p: Pair) -> Pair:
+            perm = role_perm(p.input, self.fixed)
+            return Pair(perm[p.input], None if p.output is None else perm[p.output])
+
+        return Task(task.id, tuple(map(pair, task.train)), tuple(map(pair, task.test)), task.source)
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """Each pair turned to its input's canonical orientation by one feature (`orientation`: the
+    long side, the spread of one colour, where one colour lies from another): the view of a task
+    whose direction changes from pair to pair (as the reference normalises orientation). A demo
+    output turns with its input; answers turn back by theirs."""
+
+    feature: tuple
+    id: str = "orientation"
+    is_identity: bool = False
+    forward, backward = "orient", "orient_back"
+
+    def args(self) -> tuple:
+        return (self.feature,)
+
+    @staticmethod
+    def plan(task: Task) -> Orientation | None:
+        """The first feature every input shows clearly and that turns the demos differently, else None."""
+        grids = [p.input for p in task.train + task.test]
+        common = set.intersection(*(set(np.unique(g).tolist()) for g in grids)) - {0}
+        features = [("aspect",)] + [("axis", c) for c in sorted(common)] + \
+            [("towards", a, b) for a in sorted(common) for b in sorted(common) if a < b]
+        for f in features:
+            ks = [orientation(g, f) for g in grids]
+            if None not in ks and len(set(ks[:len(task.train)])) > 1:
+                return Orientation(f)
+        return None
+
+    def apply(self, task: Task) -> Task:
+        def pair(p: Pair) -> Pair:
+            k = orientation(p.input, self.feature)
+            return Pair(d8(p.input, k), None if p.output is None else d8(p.output, k))
+
+        return Task(task.id, tuple(map(pair, task.train)), tuple(map(pair, task.test)), task.source)
+
+
 def _passes(task: Task) -> list:
     """Search passes in order: the task as given, or first with its background swapped to 0
     (primitives treat 0 as background; each pair's own when it changes between pairs and covers
-    most of every grid), then transposed (reading order, row-first splits)."""
+    most of every grid); on a 0 background, the colour-roles and orientation views where they
+    apply; then transposed (reading order, row-first splits)."""
     counts = np.bincount(np.concatenate([p.input.ravel() for p in task.train]), minlength=10)
     bg = int(np.argmax(counts))
     if bg == 0:
-        return [Augmentation(), Augmentation(4)]
+        roles = ColourRoles.plan(task) if ROLES else None
+        turn = Orientation.plan(task) if ORIENT else None
+        return [Augmentation()] + [a for a in (roles, turn) if a] + [Augmentation(4)]
     own = [np.bincount(p.input.ravel()) for p in task.train + task.test]
     if len({int(c.argmax()) for c in own}) > 1 and all(c.max() > OWN_BACKGROUND * c.sum() for c in own):
         return [OwnBackground(), Augmentation(), Augmentation(4)]
@@ -103,9 +184,10 @@ def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
     """A candidate found on an augmented task, as one for the original task (whose test inputs are `tests`)."""
     if aug.is_identity:
         return c
-    if isinstance(aug, OwnBackground):
-        preds = [background_from(p, t) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
-        node = call("background_from", rebase(c.node, call("background_to_zero", INPUT)), INPUT)
+    if isinstance(aug, (OwnBackground, ColourRoles, Orientation)):  # views each test input undoes
+        back, args = PRIMITIVES[aug.backward].fn, aug.args()
+        preds = [back(p, t, *args) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
+        node = call(aug.backward, rebase(c.node, call(aug.forward, INPUT, args=args)), INPUT, args=args)
         return Candidate(node, c.kind, c.cost + 0.5, preds, c.explained)
     preds = [aug.invert_grid(p) if p is not None else None for p in c.preds]
     return Candidate(_wrap(c.node, aug), c.kind, c.cost + 0.5, preds, c.explained)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.grids import d8, d8_inverse
 from shared.solvers.dsl.primitives.colour import _paint
 from shared.solvers.dsl.primitives.geometry import smallest_period
 from shared.solvers.dsl.primitives.objects import components
@@ -85,6 +86,79 @@ def paint_over(g: Grid, top: Grid) -> Grid | None:
 def colour_shape(g: Grid, c: int) -> Grid:
     """Every non-zero cell in colour c (a layer's shape, for the pieces)."""
     return _paint(g, c)
+
+
+def role_perm(g: Grid, fixed: tuple) -> np.ndarray:
+    """The colour permutation (a lookup table of 10) that gives g's colours outside `fixed` the
+    free colours in order, commonest first (ties: the lower colour); `fixed` colours keep theirs."""
+    counts = np.bincount(g.ravel(), minlength=10)[:10]
+    free = [c for c in range(10) if c not in fixed]
+    present = sorted((c for c in free if counts[c]), key=lambda c: (-counts[c], c))
+    absent = [c for c in free if not counts[c]]
+    perm = np.arange(10, dtype=np.uint8)
+    perm[present + absent] = free  # the present colours take the first free slots, the rest follow
+    return perm
+
+
+@primitive(search=False, shape="keep")
+def colour_roles(g: Grid, fixed: tuple) -> Grid | None:
+    """Recolour by role: the colours outside `fixed` become the free colours, commonest first."""
+    if g.max() > 9:
+        return None
+    return role_perm(g, fixed)[g]
+
+
+@primitive(search=False, shape="keep")
+def colour_roles_back(g: Grid, ref: Grid, fixed: tuple) -> Grid | None:
+    """Undo colour_roles(ref, fixed) on an answer: each free colour back to ref's colour of that role."""
+    if g.max() > 9 or ref.max() > 9:
+        return None
+    return np.argsort(role_perm(ref, fixed)).astype(np.uint8)[g]
+
+
+ORIENT_MIN = 1.5  # how many times the stronger axis must outweigh the other for a grid to show its orientation
+
+
+def orientation(g: Grid, feature: tuple) -> int | None:
+    """The dihedral element (`shared.grids.d8`) that turns g to its canonical orientation by
+    `feature`, or None where g does not show that feature clearly. ("aspect",): the long side
+    across; ("axis", c): the cells of colour c spread most across; ("towards", a, b): colour a's
+    cells to the right of colour b's."""
+    kind = feature[0]
+    if kind == "aspect":
+        h, w = g.shape
+        return None if max(h, w) < ORIENT_MIN * min(h, w) else (0 if w > h else 4)
+    if kind == "axis":
+        ys, xs = np.nonzero(g == feature[1])
+        if len(ys) < 4:
+            return None
+        vy, vx = ys.var(), xs.var()
+        return None if max(vy, vx) < ORIENT_MIN * (min(vy, vx) + 1) else (0 if vx > vy else 4)
+    if kind == "towards":
+        for k in range(8):
+            t = d8(g, k)
+            a, b = np.nonzero(t == feature[1]), np.nonzero(t == feature[2])
+            if not len(a[0]) or not len(b[0]):
+                return None
+            dy, dx = a[0].mean() - b[0].mean(), a[1].mean() - b[1].mean()
+            if dx > 0 and dx >= 2 * ORIENT_MIN * (abs(dy) + 0.5):
+                return k
+        return None
+    raise ValueError(f"orientation: unknown feature {feature!r}")
+
+
+@primitive(search=False, shape="any")
+def orient(g: Grid, feature: tuple) -> Grid | None:
+    """Turn g to its canonical orientation by `feature` (see `orientation`)."""
+    k = orientation(g, feature)
+    return None if k is None else d8(g, k)
+
+
+@primitive(search=False, shape="any")
+def orient_back(g: Grid, ref: Grid, feature: tuple) -> Grid | None:
+    """Undo orient(ref, feature) on an answer: turn g back by ref's orientation."""
+    k = orientation(ref, feature)
+    return None if k is None else d8(g, d8_inverse(k))
 
 
 def _d8(g: Grid, k: int) -> Grid:
