@@ -230,6 +230,23 @@ def test_colours_that_change_between_pairs_are_searched_by_their_role(solver, ds
     assert verdict.status == "ok", verdict.detail
 
 
+def test_colour_roles_also_view_a_task_whose_background_was_swapped_to_zero(solver):
+    def on_grey(rng):
+        g = _three_colours(rng)
+        while (g == 8).any():
+            g = _three_colours(rng)
+        return np.where(g == 0, 8, g).astype(np.uint8)
+
+    task, answers = _task(lambda g: np.where(_remove_middle_colour(np.where(g == 8, 0, g)) == 0, 8, g)
+                          .astype(np.uint8), on_grey, seed=3)
+    pred = solver.solve(task, 8.0)
+    ids = [p["augmentation"] for p in pred.trace["passes"]]
+    assert ids[0].startswith("t0.p8") and ids[1] == ids[0] + "+colour-roles", ids
+    assert same(pred.attempts[0][0], answers[0]), pred.trace["program"]
+    assert "colour_roles(" in pred.trace["program"]
+    assert same(run_source(pred.trace["program"], task.test[0].input), answers[0])
+
+
 def _view_round_trip(task: Task, view) -> Task:
     """A program found in the view as one for the task: its answers and its printed text agree.
     The program, a half turn, commutes with recolouring and with every turn or flip, so mapped

@@ -145,23 +145,49 @@ class Orientation:
         return Task(task.id, tuple(map(pair, task.train)), tuple(map(pair, task.test)), task.source)
 
 
+@dataclass(frozen=True)
+class Chained:
+    """A view (colour roles, orientation) of the task as another augmentation (a background
+    swap) left it; answers map back through both, the view first."""
+
+    outer: object
+    inner: object
+    is_identity: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.outer.id}+{self.inner.id}"
+
+    def apply(self, task: Task) -> Task:
+        return self.inner.apply(self.outer.apply(task))
+
+
+def _views(first, task: Task) -> list:
+    """The colour-roles and orientation views that apply to the task as `first` leaves it."""
+    seen = first.apply(task)
+    views = [ColourRoles.plan(seen) if ROLES else None, Orientation.plan(seen) if ORIENT else None]
+    return [v if first.is_identity else Chained(first, v) for v in views if v is not None]
+
+
 def _passes(task: Task) -> list:
     """Search passes in order: the task as given, or first with its background swapped to 0
     (primitives treat 0 as background; each pair's own when it changes between pairs and covers
-    most of every grid); on a 0 background, the colour-roles and orientation views where they
-    apply; then transposed (reading order, row-first splits)."""
+    most of every grid); the colour-roles and orientation views of that first pass's task, where
+    they apply; the task as given, when the first pass swapped its background; then transposed
+    (reading order, row-first splits)."""
     counts = np.bincount(np.concatenate([p.input.ravel() for p in task.train]), minlength=10)
     bg = int(np.argmax(counts))
     if bg == 0:
-        roles = ColourRoles.plan(task) if ROLES else None
-        turn = Orientation.plan(task) if ORIENT else None
-        return [Augmentation()] + [a for a in (roles, turn) if a] + [Augmentation(4)]
-    own = [np.bincount(p.input.ravel()) for p in task.train + task.test]
-    if len({int(c.argmax()) for c in own}) > 1 and all(c.max() > OWN_BACKGROUND * c.sum() for c in own):
-        return [OwnBackground(), Augmentation(), Augmentation(4)]
-    perm = list(range(10))
-    perm[0], perm[bg] = bg, 0
-    return [Augmentation(0, tuple(perm)), Augmentation(), Augmentation(4)]
+        first = Augmentation()
+    else:
+        own = [np.bincount(p.input.ravel()) for p in task.train + task.test]
+        if len({int(c.argmax()) for c in own}) > 1 and all(c.max() > OWN_BACKGROUND * c.sum() for c in own):
+            first = OwnBackground()
+        else:
+            perm = list(range(10))
+            perm[0], perm[bg] = bg, 0
+            first = Augmentation(0, tuple(perm))
+    return [first] + _views(first, task) + ([] if first.is_identity else [Augmentation()]) + [Augmentation(4)]
 
 
 def _wrap(node: Node, aug: Augmentation) -> Node:
@@ -184,6 +210,9 @@ def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
     """A candidate found on an augmented task, as one for the original task (whose test inputs are `tests`)."""
     if aug.is_identity:
         return c
+    if isinstance(aug, Chained):
+        inner = _unaugment(c, aug.inner, [aug.outer.apply(Task("", (), (Pair(t, None),))).test[0].input for t in tests])
+        return _unaugment(inner, aug.outer, tests)
     if isinstance(aug, (OwnBackground, ColourRoles, Orientation)):  # views each test input undoes
         back, args = PRIMITIVES[aug.backward].fn, aug.args()
         preds = [back(p, t, *args) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
