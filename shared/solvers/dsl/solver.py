@@ -52,8 +52,6 @@ DEEPER_CORE_RATIO = 3.0  # a deeper core run only when the time left is this man
 CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
 PIECES_SHARE = 0.04     # of a pass, kept for stacking pieces after the searches (typically 0.01-0.2 s)
 MAX_PIECES_S = 0.3
-ROLES = True
-ORIENT = True
 
 
 @dataclass(frozen=True)
@@ -95,11 +93,11 @@ class ColourRoles:
     def plan(task: Task) -> ColourRoles | None:
         """The view when it brings the demo inputs' colours closer together (fewer in all), else None."""
         ins = [set(np.unique(p.input).tolist()) for p in task.train]
+        before = set().union(*ins)
         outs = set().union(*(np.unique(p.output).tolist() for p in task.train))
-        fixed = tuple(sorted(set.intersection(*ins) | {0} | (outs - set().union(*ins))))
-        roles = ColourRoles(fixed)
+        fixed = tuple(sorted(set.intersection(*ins) | {0} | (outs - before)))
         after = set().union(*(np.unique(colour_roles(p.input, fixed)).tolist() for p in task.train))
-        return roles if len(after) < len(set().union(*ins)) else None
+        return ColourRoles(fixed) if len(after) < len(before) else None
 
     def apply(self, task: Task) -> Task:
         def pair(p: Pair) -> Pair:
@@ -165,7 +163,7 @@ class Chained:
 def _views(first, task: Task) -> list:
     """The colour-roles and orientation views that apply to the task as `first` leaves it."""
     seen = first.apply(task)
-    views = [ColourRoles.plan(seen) if ROLES else None, Orientation.plan(seen) if ORIENT else None]
+    views = [ColourRoles.plan(seen), Orientation.plan(seen)]
     return [v if first.is_identity else Chained(first, v) for v in views if v is not None]
 
 
@@ -211,8 +209,8 @@ def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
     if aug.is_identity:
         return c
     if isinstance(aug, Chained):
-        inner = _unaugment(c, aug.inner, [aug.outer.apply(Task("", (), (Pair(t, None),))).test[0].input for t in tests])
-        return _unaugment(inner, aug.outer, tests)
+        seen = aug.outer.apply(Task("", (), tuple(Pair(t, None) for t in tests)))  # the tests as the view got them
+        return _unaugment(_unaugment(c, aug.inner, [p.input for p in seen.test]), aug.outer, tests)
     if isinstance(aug, (OwnBackground, ColourRoles, Orientation)):  # views each test input undoes
         back, args = PRIMITIVES[aug.backward].fn, aug.args()
         preds = [back(p, t, *args) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
