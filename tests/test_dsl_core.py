@@ -240,6 +240,31 @@ def test_a_finishing_crop_is_free_of_depth_after_a_last_step_too_big():
     assert np.array_equal(run_source(to_source(cs.node(s)), task.test[0].input), task.test[0].output)
 
 
+def test_the_beam_climbs_past_the_depth_from_the_states_closest_to_the_outputs():
+    flip_lr, remove_colour = PRIMITIVES["flip_lr"].fn, PRIMITIVES["remove_colour"].fn
+    inputs = _inputs(7, 4, side=(5, 7))
+    for g in inputs:
+        g[-1, -1] = 2  # the colour the second step removes, in every grid
+    task = _task(lambda g: remove_colour(flip_lr(g), 2), inputs)
+    args = ([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test])
+    plain = CoreSearch(*args, time.monotonic() + 60, 1)
+    plain.run()
+    assert plain.stats.stopped == "exhausted" and not plain.exact() and plain.stats.max_depth_reached == 1
+    cs = CoreSearch(*args, time.monotonic() + 60, 1, beam=50, beam_levels=2)
+    cs.run()
+    assert cs.stats.stopped == "exhausted" and cs.exact()
+    s = cs.exact()[0]
+    assert cs.st_depth[s] == 2 and sorted(op.prim.name for op in cs.steps(s)) == ["flip_lr", "remove_colour"]
+    assert np.array_equal(run_source(to_source(cs.node(s)), task.test[0].input), task.test[0].output)
+    # a state the climb kept has the outputs' shape and more of the first demo right than its parent
+    n = cs.n_states()
+    for t in np.nonzero(cs.st_depth[:n] == 2)[0]:
+        assert cs.st_flags[t] & E.SIZED
+        parent, out, mine = cs.grids(int(cs.st_parent[t]))[0], task.train[0].output, cs.grids(int(t))[0]
+        maps = all(len(np.unique(out[mine == c])) == 1 for c in np.unique(mine))  # one colour map to it
+        assert (mine == out).sum() > (parent == out).sum() or maps
+
+
 @pytest.mark.parametrize("name", ["rotate_then_flip", "largest_object_flipped"])
 def test_pruned_last_steps_lose_no_exact_program(name):
     task = _task(FIXTURES[name], INPUTS.get(name, _inputs)(len(name)))

@@ -49,6 +49,7 @@ MIN_DEEPER_S = 1.0      # a deeper search given less time than this would not ge
 CORE_SHARE = 0.4        # of a pass, the most the compiled core may take before the Python search
 CORE_STRETCH = 0.7      # of a pass, how far the core's last level may run on when its pace says it ends by then
 DEEPER_CORE_RATIO = 3.0  # a deeper core run only when the time left is this many times what the last one took
+CORE_BEAM = 1000        # states of the core's last level climbed a step further, and again, with its time left
 CORE_FIT_SHARE = 0.25   # of what is left then, the most the learned endings on the core's top states may take
 PIECES_SHARE = 0.04     # of a pass, kept for stacking pieces after the searches (typically 0.01-0.2 s)
 MAX_PIECES_S = 0.3
@@ -225,7 +226,8 @@ class DslSolver:
 
     def __init__(self, max_depth: int = 3, deepest: int = 5, augment: bool = True, core: bool = True,
                  core_depth: int = 3, core_share: float = CORE_SHARE, core_finish: bool = False,
-                 core_prune: bool = True, core_deepest: int = 3, core_stretch: float = CORE_STRETCH):
+                 core_prune: bool = True, core_deepest: int = 3, core_stretch: float = CORE_STRETCH,
+                 core_beam: int = CORE_BEAM):
         self.max_depth = max_depth  # depth 3 with last-step pruning fills ~20 s on a laptop core
         self.deepest = deepest      # when a whole depth is exhausted early, search one deeper, up to this
         self.augment = augment
@@ -242,6 +244,9 @@ class DslSolver:
         if core_deepest < core_depth:
             raise ValueError(f"core_deepest ({core_deepest}) must be at least core_depth ({core_depth})")
         self.core_deepest = core_deepest  # a core that exhausts its depth early searches again one deeper, up to this
+        if core_beam < 0:
+            raise ValueError(f"core_beam must be 0 (off) or more, got {core_beam}")
+        self.core_beam = core_beam  # the states a core that exhausted its depth with time left climbs on from
         jit.say_once()
         # compile (or load) before any task's clock starts; without the core too, since loading
         # the core's tables is what brings in the kernels as the Python search calls them (left
@@ -255,7 +260,7 @@ class DslSolver:
         The first run's last level may go on to `stretch_end` when its pace says it is exhausted by then."""
         depth = self.core_depth
         cs = coresearch.CoreSearch(demo_in, demo_out, tests, core_end, depth, finish=self.core_finish,
-                                   prune=self.core_prune, stretch=stretch_end)
+                                   prune=self.core_prune, stretch=stretch_end, beam=self.core_beam)
         st = cs.run()
         while st.stopped == "exhausted" and depth < self.core_deepest and not cs.exact() and \
                 core_end - time.monotonic() > DEEPER_CORE_RATIO * st.seconds:

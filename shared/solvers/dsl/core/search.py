@@ -8,7 +8,10 @@ set, colours from the task), shallowest first. A split into parts and the join t
 image of them are one op of the core that costs two steps of the depth. A last step whose image
 of the first demo is no better than its state's (cells right, no colour map to the output) stops
 there (`prune`); with `finish`, a last step too big for the outputs may be cropped to them at no
-depth cost (`FINISHERS`). Afterwards `exact()` are the states that
+depth cost (`FINISHERS`). With `beam`, a search that exhausted its depth with no exact
+program and time left climbs on: one step more from the sized states of its last level with the
+most demo cells right, each kept only where it mends more of the first demo (the prune), and
+again from the best of those. Afterwards `exact()` are the states that
 reproduce every demo output, `sized()` those with the outputs' shapes ranked by cells right,
 `grids(s)` a state's images and `node(s)` its program, which prints with the registry's
 primitives (the same kernels, called from Python).
@@ -35,6 +38,7 @@ CHUNK_S = 0.02            # a compiled call expands states for about this long b
 MAX_BYTES = 2_500_000_000  # the bank and tables together; past this the search stops ("memory")
 SHAPE_CODE = {"any": 0, "keep": 1, "change": 2}
 STRETCH_MARGIN = 1.3       # the last level's projected time is its pace so far times this
+BEAM_LEVELS = 3            # levels past max_depth the beam may add
 
 
 @dataclass
@@ -76,7 +80,8 @@ def finishing_ops() -> list[tuple[Op, ...]]:
 
 class CoreSearch:
     def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
-                 max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True, stretch: float | None = None):
+                 max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True, stretch: float | None = None,
+                 beam: int = 0, beam_levels: int = BEAM_LEVELS):
         self.n_demo = len(demo_inputs)
         self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
@@ -87,6 +92,8 @@ class CoreSearch:
         self.max_depth = max_depth
         self.max_bytes = max_bytes
         self.prune = prune  # last steps no better than their state on the first demo stop there
+        self.beam = beam    # past max_depth, with time left: the best this many states of the last level, again
+        self.beam_levels = beam_levels
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
         self.ops = core_ops(colours)
         self.n_main = len(self.ops)  # the enumerated ops; then the finishing steps
@@ -234,34 +241,13 @@ class CoreSearch:
             first, last = self.levels[depth]
             # the level's states, cheapest program first: a search the clock stops has tried those
             todo = (first + np.argsort(self.st_cost[first:last], kind="stable")).astype(np.int64)
-            new_first = int(self.meta[E.N_STATES])
-            s = 0
-            last = len(todo)
-            batch = 8
-            level_start = time.monotonic()
-            while s < last:
-                now = time.monotonic()
-                if now > self.deadline and not self._stretch(depth, now - level_start, s, last, now):
-                    self.stats.stopped = "time"
-                    break
-                t0 = now
-                nxt = self._expand(todo, s, min(last, s + batch), new_first)
-                if nxt < min(last, s + batch) and not self._grow():
-                    self.stats.stopped = "memory"
-                    break
-                self.stats.expanded += nxt - s
-                s = nxt
-                took = time.monotonic() - t0
-                batch = max(1, min(4096, int(batch * (CHUNK_S / took if took > 1e-4 else 4))))
-            self.levels.append((new_first, int(self.meta[E.N_STATES])))
-            if self.meta[E.N_STATES] > new_first:
-                self.stats.max_depth_reached = max(self.stats.max_depth_reached,
-                                                   int(self.st_depth[new_first:int(self.meta[E.N_STATES])].max()))
+            self._level(todo, depth, self.max_depth)
             if self.stats.stopped:
                 break
             self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
         else:
             self.stats.stopped = "exhausted"
+            self._beam_levels(start)
         m = self.meta
         self.stats.generated = int(m[E.GENERATED])
         self.stats.states = int(m[E.N_STATES])
@@ -270,6 +256,56 @@ class CoreSearch:
         self.stats.pruned = int(m[E.PRUNED])
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
+
+    def _level(self, todo: np.ndarray, depth: int, max_depth: int) -> None:
+        """Expand the states `todo` (of depth `depth`) into a new level, until done, the deadline
+        (the stretch aside) or the memory cap (`stats.stopped` says which stopped it)."""
+        new_first = int(self.meta[E.N_STATES])
+        s = 0
+        last = len(todo)
+        batch = 8
+        level_start = time.monotonic()
+        while s < last:
+            now = time.monotonic()
+            if now > self.deadline and not self._stretch(depth, now - level_start, s, last, now):
+                self.stats.stopped = "time"
+                break
+            t0 = now
+            nxt = self._expand(todo, s, min(last, s + batch), new_first, max_depth)
+            if nxt < min(last, s + batch) and not self._grow():
+                self.stats.stopped = "memory"
+                break
+            self.stats.expanded += nxt - s
+            s = nxt
+            took = time.monotonic() - t0
+            batch = max(1, min(4096, int(batch * (CHUNK_S / took if took > 1e-4 else 4))))
+        self.levels.append((new_first, int(self.meta[E.N_STATES])))
+        if self.meta[E.N_STATES] > new_first:
+            self.stats.max_depth_reached = max(self.stats.max_depth_reached,
+                                               int(self.st_depth[new_first:int(self.meta[E.N_STATES])].max()))
+
+    def _beam_levels(self, start: float) -> None:
+        """With max_depth exhausted, no exact program and time left: one step more on the `beam`
+        sized states of the last level with the most demo cells right, kept only where the step
+        gives the outputs' shape and (the prune) gets more of the first demo right; then again
+        on the best of those, up to `beam_levels` levels. A greedy climb past the depth, where
+        each step mends more of the demos; what it stops is still "exhausted" (max_depth was)."""
+        for extra in range(self.beam_levels):
+            if not self.beam or time.monotonic() > self.deadline or len(self._with(E.EXACT)):
+                return
+            first, last = self.levels[-1]
+            ids = np.arange(first, last)
+            ids = ids[(self.st_flags[first:last] & E.SIZED) != 0]
+            if not len(ids):
+                return
+            order = np.lexsort((self.st_cost[ids], -self.st_score[ids]))[:self.beam]
+            depth = self.max_depth + extra
+            self.stats.stopped = ""
+            self._level(ids[order].astype(np.int64), depth, depth + 1)
+            stopped, self.stats.stopped = self.stats.stopped, "exhausted"  # max_depth was; the beam is extra
+            if stopped:
+                return
+            self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
 
     def _stretch(self, depth: int, spent: float, done: int, todo: int, now: float) -> bool:
         """At the deadline, in the level that makes depth + 1: whether to run on to the stretch,
@@ -284,10 +320,10 @@ class CoreSearch:
         self.stats.stretched = True
         return True
 
-    def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int) -> int:
+    def _expand(self, todo: np.ndarray, first: int, last: int, level_first: int, max_depth: int) -> int:
         room = self._room()
         t = self.tables
-        return int(E.expand(todo, first, last, level_first, self.max_depth, self.n_demo, self.out_ids, self.n_main,
+        return int(E.expand(todo, first, last, level_first, max_depth, self.n_demo, self.out_ids, self.n_main,
                             self.prune,
                             *t.grid, *t.split, *t.join,
                             self.op_arity, self.op_index, self.op_a, self.op_b, self.op_first, self.op_shape,
