@@ -311,10 +311,17 @@ def test_an_exhausted_depth_deepens_the_search():
 def test_a_core_that_exhausts_its_depth_early_searches_one_deeper():
     fn, make = FIXTURES["scale_then_flip"]
     task, answers = _task(fn, make, seed=5)
-    pred = DslSolver(core_depth=1, core_deepest=2).solve(task, 8.0)
+    pred = DslSolver(core_depth=1, core_deepest=2, core_beam=0).solve(task, 8.0)  # no climb: it searches again
     core = pred.trace["passes"][0]["core"]
     assert core["depth"] == 2 and core["stopped"] == "exhausted"
     assert pred.trace["kind"] == "exact" and same(pred.attempts[0][0], answers[0])
+    # with the climb, the depth-1 search reaches the two-step program itself, one level past its depth
+    pred = DslSolver(core_depth=1, core_deepest=2).solve(task, 8.0)
+    core = pred.trace["passes"][0]["core"]
+    assert core["depth"] == 1 and 2 in core["depth_s"]
+    assert pred.trace["kind"] == "exact" and same(pred.attempts[0][0], answers[0])
+    with pytest.raises(ValueError, match="core_beam"):
+        DslSolver(core_beam=-1)
     with pytest.raises(ValueError, match="core_deepest"):
         DslSolver(core_depth=3, core_deepest=2)
 
