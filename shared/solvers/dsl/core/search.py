@@ -241,7 +241,7 @@ class CoreSearch:
             first, last = self.levels[depth]
             # the level's states, cheapest program first: a search the clock stops has tried those
             todo = (first + np.argsort(self.st_cost[first:last], kind="stable")).astype(np.int64)
-            self._level(todo, depth, self.max_depth)
+            self.stats.stopped = self._level(todo, depth, self.max_depth)
             if self.stats.stopped:
                 break
             self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
@@ -257,23 +257,24 @@ class CoreSearch:
         self.stats.seconds = round(time.monotonic() - start, 3)
         return self.stats
 
-    def _level(self, todo: np.ndarray, depth: int, max_depth: int) -> None:
-        """Expand the states `todo` (of depth `depth`) into a new level, until done, the deadline
-        (the stretch aside) or the memory cap (`stats.stopped` says which stopped it)."""
+    def _level(self, todo: np.ndarray, depth: int, max_depth: int) -> str:
+        """Expand the states `todo` (of depth `depth`) into a new level, until done (""), the
+        deadline ("time", the stretch aside) or the memory cap ("memory")."""
         new_first = int(self.meta[E.N_STATES])
         s = 0
         last = len(todo)
         batch = 8
         level_start = time.monotonic()
+        stopped = ""
         while s < last:
             now = time.monotonic()
             if now > self.deadline and not self._stretch(depth, now - level_start, s, last, now):
-                self.stats.stopped = "time"
+                stopped = "time"
                 break
             t0 = now
             nxt = self._expand(todo, s, min(last, s + batch), new_first, max_depth)
             if nxt < min(last, s + batch) and not self._grow():
-                self.stats.stopped = "memory"
+                stopped = "memory"
                 break
             self.stats.expanded += nxt - s
             s = nxt
@@ -283,6 +284,7 @@ class CoreSearch:
         if self.meta[E.N_STATES] > new_first:
             self.stats.max_depth_reached = max(self.stats.max_depth_reached,
                                                int(self.st_depth[new_first:int(self.meta[E.N_STATES])].max()))
+        return stopped
 
     def _beam_levels(self, start: float) -> None:
         """With max_depth exhausted, no exact program and time left: one step more on the `beam`
@@ -290,8 +292,10 @@ class CoreSearch:
         gives the outputs' shape and (the prune) gets more of the first demo right; then again
         on the best of those, up to `beam_levels` levels. A greedy climb past the depth, where
         each step mends more of the demos; what it stops is still "exhausted" (max_depth was)."""
+        if not self.beam:
+            return
         for extra in range(self.beam_levels):
-            if not self.beam or time.monotonic() > self.deadline or len(self._with(E.EXACT)):
+            if time.monotonic() > self.deadline or len(self._with(E.EXACT)):
                 return
             first, last = self.levels[-1]
             ids = np.arange(first, last)
@@ -300,10 +304,7 @@ class CoreSearch:
                 return
             order = np.lexsort((self.st_cost[ids], -self.st_score[ids]))[:self.beam]
             depth = self.max_depth + extra
-            self.stats.stopped = ""
-            self._level(ids[order].astype(np.int64), depth, depth + 1)
-            stopped, self.stats.stopped = self.stats.stopped, "exhausted"  # max_depth was; the beam is extra
-            if stopped:
+            if self._level(ids[order].astype(np.int64), depth, depth + 1):
                 return
             self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
 
