@@ -265,6 +265,39 @@ def test_the_beam_climbs_past_the_depth_from_the_states_closest_to_the_outputs()
         assert (mine == out).sum() > (parent == out).sum() or maps
 
 
+def test_learned_endings_see_the_enumerated_states_and_mark_those_on_climbed_ones(monkeypatch):
+    import shared.solvers.dsl.core.search as coresearch
+
+    flip_lr, remove_colour = PRIMITIVES["flip_lr"].fn, PRIMITIVES["remove_colour"].fn
+    inputs = _inputs(7, 4, side=(5, 7))
+    for g in inputs:
+        g[-1, -1] = 2
+    task = _task(lambda g: remove_colour(flip_lr(g), 2), inputs)
+    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
+                    time.monotonic() + 60, 1, beam=50, beam_levels=2)
+    cs.run()
+    climbed, plain = cs.sized(climbed=True), cs.sized(climbed=False)
+    assert climbed and plain and sorted(climbed + plain) == sorted(cs.sized())
+    assert all(cs.climbed(s) and cs.st_depth[s] > 1 for s in climbed) and not any(map(cs.climbed, plain))
+    # the climbed states score highest: by score alone they would crowd the enumerated ones out
+    assert cs.sized(1) == climbed[:1]
+
+    class Fit:  # a stand-in ending (one more step) on every state offered, so each is seen
+        def __init__(self, test):
+            self.steps, self.kind, self.cost, self.explained = [("flip_lr", ())], "fitted", 1.0, 0
+            self.preds = [flip_lr(t) for t in test]
+
+    seen = []
+    monkeypatch.setattr(coresearch, "fit_state", lambda ctx, kind, demo, test, outputs, cost: seen.append(
+        [g.tobytes() for g in test]) or [Fit(test)])
+    cands, _ = results(cs, time.monotonic() + 30)
+    learned = [c for c in cands if c.kind == "fitted"]
+    assert any(c.climbed for c in learned) and any(not c.climbed for c in learned)
+    assert all(c.climbed == (c.node.size() > 2) for c in learned)  # a climbed base is deeper than the depth, 1
+    tests_of = {s: [g.tobytes() for g in cs.grids(s)[cs.n_demo:]] for s in plain[:coresearch.TOP_SIZED]}
+    assert all(t in seen for t in tests_of.values())  # the best enumerated states were all fitted on
+
+
 @pytest.mark.parametrize("name", ["rotate_then_flip", "largest_object_flipped"])
 def test_pruned_last_steps_lose_no_exact_program(name):
     task = _task(FIXTURES[name], INPUTS.get(name, _inputs)(len(name)))

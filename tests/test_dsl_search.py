@@ -217,6 +217,19 @@ def test_ranking_prefers_simple_kinds_and_distinct_answers():
     assert [c.kind for c in rank(fits, [set()])] == ["rule", "fitted"]
 
 
+def test_a_learned_ending_on_a_climbed_state_ranks_after_pieces_and_ends_nothing():
+    a, b, c = (np.full((2, 2), v, np.uint8) for v in (1, 2, 3))
+    climbed = [Candidate(INPUT, "fitted", 1.0, [a], climbed=True), Candidate(INPUT, "rule", 0.5, [b], climbed=True)]
+    others = [Candidate(INPUT, "pieces", 9.0, [c]), Candidate(INPUT, "tree", 0.1, [np.zeros((2, 2), np.uint8)])]
+    assert [x.kind for x in rank(climbed + others, [set()], keep=4)] == ["pieces", "rule", "fitted", "tree"]
+    # the same ending on a state of the enumerated depths is as firm as ever, ahead of pieces
+    plain = Candidate(INPUT, "fitted", 1.0, [a])
+    assert plain.firm and not climbed[0].firm and not climbed[1].firm
+    assert rank([plain] + others, [set()])[0] is plain
+    # nor does it fill an attempt off the size rule, as a firm program may
+    assert rank(climbed, [{(3, 3)}]) == [] and rank([plain], [{(3, 3)}]) == [plain]
+
+
 def test_output_size_rules():
     g = np.zeros((2, 3), np.uint8)
     same_size = Task("t", (Pair(g, g), Pair(g.T.copy(), g.T.copy())), (Pair(np.zeros((4, 5), np.uint8)),))

@@ -2,7 +2,8 @@
 
 Only programs that reproduce every demo output count; among them the simplest kind of
 program first (exact; then fitted endings and learned rules together, whose costs count the
-literals they learned; pieces; cell tree), then lowest cost. Candidates whose test answers
+literals they learned; pieces; a learned ending on a state the core's greedy climb past its depth
+reached, the weakest evidence of a program; cell tree), then lowest cost. Candidates whose test answers
 break a trusted output-size rule come after every candidate that keeps it; of those, only
 exact and fitted programs are kept (`off_size`): the rule is read off the demos, and a program
 that reproduces each of them is the stronger evidence. The two attempts come from the two best
@@ -13,7 +14,7 @@ closest partial results) fill the rest.
 from __future__ import annotations
 
 from shared.grids import grid_hash
-from shared.solvers.dsl.search import FIRM, Candidate
+from shared.solvers.dsl.search import Candidate
 
 
 def _valid(c: Candidate, sizes: list[set], check_size: bool = True) -> bool:
@@ -29,7 +30,7 @@ def rank(candidates: list[Candidate], sizes: list[set], keep: int = 2, off_size:
     ordered = sorted(candidates, key=Candidate.rank)
     right = [c for c in ordered if _valid(c, sizes)]
     if off_size:
-        right += [c for c in ordered if c.kind in FIRM and _valid(c, sizes, False) and not _valid(c, sizes)]
+        right += [c for c in ordered if c.firm and _valid(c, sizes, False) and not _valid(c, sizes)]
     out, seen = [], set()
     for c in right:
         key = tuple(grid_hash(p) for p in c.preds)

@@ -31,6 +31,7 @@ MAX_VALUE_BYTES = 600_000_000  # grids kept for expansion; keeps a worker well u
 MAX_SIZED = 5000               # right-sized states kept as pieces (the cheapest come first)
 SECOND_LOOK_S = 1.0            # search time left after the first solution, for a second attempt
 KIND_RANK = {"exact": 0, "fitted": 1, "rule": 1, "pieces": 3, "tree": 4, "partial": 9}  # fits and rules: by cost
+CLIMBED_RANK = 2.5  # a learned ending on a state the core's climb reached: after pieces, before a cell tree
 FIRM = ("exact", "fitted")     # kinds that end a search; a learned rule fits by coincidence too often
 
 
@@ -43,9 +44,15 @@ class Candidate:
     cost: float
     preds: list            # one grid per test input
     explained: int = 0     # demos reproduced exactly
+    climbed: bool = False  # a learned ending on a state the core's greedy climb past its depth reached
 
     def rank(self) -> tuple:
-        return (KIND_RANK[self.kind], self.cost)
+        return (KIND_RANK[self.kind] + (CLIMBED_RANK if self.climbed else 0.0), self.cost)
+
+    @property
+    def firm(self) -> bool:
+        """Whether it ends a search: an exact program or a fitted ending, but not one on a climbed state."""
+        return self.kind in FIRM and not self.climbed
 
 
 @dataclass
@@ -197,9 +204,9 @@ class Search:
             if time.monotonic() > self.deadline:
                 self.stats.stopped = "time"
                 break
-            if best_cost is not None or any(c.kind in FIRM for c in self.candidates[scanned:]):
+            if best_cost is not None or any(c.firm for c in self.candidates[scanned:]):
                 if best_cost is None:
-                    firm = [c for c in self.candidates if c.kind in FIRM]
+                    firm = [c for c in self.candidates if c.firm]
                     best_cost = min(c.cost for c in firm)
                     # a solution found: look a little further for a distinct second attempt, then stop;
                     # a learned one may be a coincidence, so it buys a longer look for a plain program

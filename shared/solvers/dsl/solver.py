@@ -15,7 +15,7 @@ partial results themselves.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from shared.solvers.dsl.primitives.colour import background_from, background_to_
 from shared.solvers.dsl.primitives.learned import colour_roles, orientation, role_perm
 from shared.solvers.dsl.program import INPUT, Node, call, rebase, to_source
 from shared.solvers.dsl.ranking import rank
-from shared.solvers.dsl.search import FIRM, Candidate, Search
+from shared.solvers.dsl.search import Candidate, Search
 from shared.solvers.dsl.size import predict_sizes
 from shared.tasks import Pair, Task
 
@@ -216,9 +216,9 @@ def _unaugment(c: Candidate, aug, tests: list[np.ndarray]) -> Candidate:
         back, args = PRIMITIVES[aug.backward].fn, aug.args()
         preds = [back(p, t, *args) if p is not None else None for p, t in zip(c.preds, tests, strict=True)]
         node = call(aug.backward, rebase(c.node, call(aug.forward, INPUT, args=args)), INPUT, args=args)
-        return Candidate(node, c.kind, c.cost + 0.5, preds, c.explained)
+        return replace(c, node=node, cost=c.cost + 0.5, preds=preds)
     preds = [aug.invert_grid(p) if p is not None else None for p in c.preds]
-    return Candidate(_wrap(c.node, aug), c.kind, c.cost + 0.5, preds, c.explained)
+    return replace(c, node=_wrap(c.node, aug), cost=c.cost + 0.5, preds=preds)
 
 
 class DslSolver:
@@ -302,13 +302,13 @@ class DslSolver:
             # every program up to this depth tried with time to spare: go one deeper from scratch
             # (cheap shallow programs come first again, so the repeat costs little); a learned rule
             # alone may be a coincidence, so it does not stop the deeper look
-            if any(c.kind in FIRM for c in found) or search.stats.stopped != "exhausted" or \
+            if any(c.firm for c in found) or search.stats.stopped != "exhausted" or \
                     depth >= self.deepest or search_end - time.monotonic() < MIN_DEEPER_S:
                 break
             depth += 1
         cands += found
         search.sized.extend(pool)  # the core's sized states: pieces and guesses too
-        if not any(c.kind in FIRM for c in cands):
+        if not any(c.firm for c in cands):
             piece = combine(search, deadline, core=cs)
             if piece is not None:
                 cands.append(piece)

@@ -358,6 +358,10 @@ class CoreSearch:
     def cost(self, s: int) -> float:
         return float(self.st_cost[s])
 
+    def climbed(self, s: int) -> bool:
+        """Whether the climb past max_depth reached state `s` (`_beam_levels`)."""
+        return bool(self.st_depth[s] > self.max_depth)
+
     def node(self, s: int) -> Node:
         n = INPUT
         for op in self.steps(s):
@@ -372,10 +376,13 @@ class CoreSearch:
         """States that reproduce every demo output, cheapest first."""
         return sorted((int(s) for s in self._with(E.EXACT)), key=lambda s: (self.cost(s), s))
 
-    def sized(self, limit: int | None = None) -> list[int]:
-        """States with the outputs' shapes (exact ones too: they score highest), most cells right first."""
+    def sized(self, limit: int | None = None, climbed: bool | None = None) -> list[int]:
+        """States with the outputs' shapes (exact ones too: they score highest), most cells right
+        first; with `climbed`, only those the climb past max_depth reached (True) or not (False)."""
         n = self.n_states()
         ids = np.nonzero(self.st_flags[:n] & E.SIZED)[0]
+        if climbed is not None:
+            ids = ids[(self.st_depth[ids] > self.max_depth) == climbed]
         order = np.lexsort((self.st_depth[ids], -self.st_score[ids]))
         ids = ids[order]
         return [int(s) for s in (ids if limit is None else ids[:limit])]
@@ -397,6 +404,7 @@ class CoreSearch:
 
 MAX_EXACT = 8        # exact programs kept (the cheapest, distinct on the tests)
 TOP_SIZED = 60       # sized states the learned endings are fitted on: most cells right first
+TOP_CLIMBED = 20     # and those of the climb past the depth (which would crowd the others out)
 TOP_RECOLOUR = 40    # and the cheapest of those one colour map finishes
 TOP_RESIZING = 60    # and the cheapest states of other shapes (layouts, windows, picks)
 MAX_POOL = 3000      # sized states handed on as pieces and guesses, most cells right first
@@ -421,7 +429,8 @@ def results(core: CoreSearch, deadline: float) -> tuple[list, list]:
             break
         offer(Candidate(core.node(s), "exact", core.cost(s), core.grids(s)[n:], n))
     ctx = FitContext.start(deadline)
-    tops = list(dict.fromkeys(core.sized(TOP_SIZED) + core.recolourable()[:TOP_RECOLOUR] + core.resizing(TOP_RESIZING)))
+    tops = list(dict.fromkeys(core.sized(TOP_SIZED, climbed=False) + core.recolourable()[:TOP_RECOLOUR] +
+                              core.resizing(TOP_RESIZING) + core.sized(TOP_CLIMBED, climbed=True)))
     for s in tops:
         if time.monotonic() > deadline:
             break
@@ -430,7 +439,8 @@ def results(core: CoreSearch, deadline: float) -> tuple[list, list]:
             node = core.node(s)
             for name, args in f.steps:
                 node = call(name, node, args=args)
-            offer(Candidate(node, f.kind, f.cost, f.preds, f.explained))
+            # a learned ending on a greedily climbed state is the weakest evidence of a program
+            offer(Candidate(node, f.kind, f.cost, f.preds, f.explained, climbed=core.climbed(s)))
     pool = []
     for s in core.sized(MAX_POOL):
         grids = core.grids(s)
