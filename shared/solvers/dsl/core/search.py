@@ -358,9 +358,10 @@ class CoreSearch:
     def cost(self, s: int) -> float:
         return float(self.st_cost[s])
 
-    def climbed(self, s: int) -> bool:
-        """Whether the climb past max_depth reached state `s` (`_beam_levels`)."""
-        return bool(self.st_depth[s] > self.max_depth)
+    def climbed(self, s):
+        """Whether the climb past max_depth reached state `s` (`_beam_levels`); for an array of
+        states, an array of those answers."""
+        return self.st_depth[s] > self.max_depth
 
     def node(self, s: int) -> Node:
         n = INPUT
@@ -382,7 +383,7 @@ class CoreSearch:
         n = self.n_states()
         ids = np.nonzero(self.st_flags[:n] & E.SIZED)[0]
         if climbed is not None:
-            ids = ids[(self.st_depth[ids] > self.max_depth) == climbed]
+            ids = ids[self.climbed(ids) == climbed]
         order = np.lexsort((self.st_depth[ids], -self.st_score[ids]))
         ids = ids[order]
         return [int(s) for s in (ids if limit is None else ids[:limit])]
@@ -440,7 +441,7 @@ def results(core: CoreSearch, deadline: float) -> tuple[list, list]:
             for name, args in f.steps:
                 node = call(name, node, args=args)
             # a learned ending on a greedily climbed state is the weakest evidence of a program
-            offer(Candidate(node, f.kind, f.cost, f.preds, f.explained, climbed=core.climbed(s)))
+            offer(Candidate(node, f.kind, f.cost, f.preds, f.explained, climbed=bool(core.climbed(s))))
     pool = []
     for s in core.sized(MAX_POOL):
         grids = core.grids(s)
