@@ -509,6 +509,45 @@ def test_the_cold_cache_check_looks_in_the_folder_numba_keeps_for_these_sources(
     assert kernels._cache_is_cold(names)
 
 
+def test_compile_workers_share_the_jobs_each_runs_once_and_kernels_go_by_module(monkeypatch, tmp_path):
+    names = kernels.names()
+    jobs = kernels._jobs(names, ("jobmod:mark",))
+    assert jobs[0] == ["jobmod:mark"]
+    groups = jobs[1:]
+    assert sorted(n for g in groups for n in g) == sorted(names)  # every kernel once
+    for g in groups:  # a group is one module's kernels (they share helpers), all of them
+        modules = {PRIMITIVES[n].kernel.py_func.__module__ for n in g}
+        assert len(modules) == 1
+        assert set(g) == {n for n in names if PRIMITIVES[n].kernel.py_func.__module__ in modules}
+    assert [len(g) for g in groups] == sorted((len(g) for g in groups), reverse=True)
+    # two workers on one claims folder: each job runs in exactly one of them
+    (tmp_path / "jobmod.py").write_text(
+        f"def mark():\n    open({str(tmp_path / 'marks')!r}, 'a').write('x')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    compiled = []
+    monkeypatch.setattr(kernels, "compile_kernels", lambda which: compiled.append(list(which)))
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    some = [["jobmod:mark"], ["a", "b"], ["c"]]
+    kernels._run_jobs(str(claims), some)
+    kernels._run_jobs(str(claims), some)  # the second worker finds every job claimed
+    assert (tmp_path / "marks").read_text() == "x"
+    assert compiled == [["a", "b"], ["c"]]
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="stub tables share the kernels' types only when compiled")
+def test_the_core_compiled_against_stub_tables_is_the_one_the_kernels_tables_call():
+    from shared.solvers.dsl.core.search import _tiny
+
+    warm()
+    stub = _tiny(kernels.stub_tables())
+    assert stub.n_main == 0 and stub.tables.where == {}  # no kernel: nothing but the core compiled
+    # the same argument types: one compiled expand serves both (a stub type would add a signature)
+    assert len(E.expand.signatures) == 1
+    real = _tiny()
+    assert real.n_main > 0 and len(E.expand.signatures) == 1
+
+
 def test_the_cache_fingerprint_covers_the_kernels_and_what_they_import_not_the_drivers(tmp_path):
     root = Path(jit.__file__).resolve().parent
     got = {f.relative_to(root).as_posix() for f in jit.kernel_sources()}

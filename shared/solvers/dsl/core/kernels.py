@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -153,38 +154,89 @@ def _cache_is_cold(all_names: list[str]) -> bool:
     return not d.exists() or sum(1 for _ in d.rglob("*.nbi")) < len(all_names)
 
 
-def _compile_in_parallel(all_names: list[str]) -> None:
+KERNEL_OPT = "2"  # LLVM's optimisation level for the kernels' parallel compile (numba's default is 3)
+
+
+def _run_jobs(claims: str, jobs: list[list[str]]) -> None:
+    """A compile worker: take the jobs in order, each one no other worker has claimed yet (a
+    claim is a file created exclusively in `claims`), and run it: ["module:function"] is called,
+    a list of kernel names is compiled for the core's signatures. Workers that share the list
+    share the work as it comes, however long each job takes."""
+    import importlib
+
+    for i, job in enumerate(jobs):
+        try:
+            os.close(os.open(os.path.join(claims, str(i)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        if ":" in job[0]:
+            module, fn = job[0].split(":")
+            getattr(importlib.import_module(module), fn)()
+        else:
+            compile_kernels(job)
+
+
+def _jobs(all_names: list[str], first: tuple[str, ...]) -> list[list[str]]:
+    """The parallel compile's jobs: each of `first`, then the kernels grouped by the module that
+    defines them, the groups with the most kernels first. Kernels of one module share helpers,
+    which a worker compiles once for the group (split across workers, each compiled them again)."""
+    groups: dict[str, list[str]] = {}
+    for n in all_names:
+        groups.setdefault(PRIMITIVES[n].kernel.py_func.__module__, []).append(n)
+    return [[f] for f in first] + sorted(groups.values(), key=len, reverse=True)
+
+
+def _compile_in_parallel(all_names: list[str], first: tuple[str, ...] = ()) -> None:
+    """Compile the jobs `first` ("module:function", each run in a worker), then every kernel,
+    into the cache in one child process per core. The kernels are compiled at `KERNEL_OPT`
+    (unless NUMBA_OPT is set): less compile time, the same results."""
     workers = min(len(all_names), max(1, os.cpu_count() or 1))
     if workers < 2:
         return
     root = Path(__file__).resolve().parents[4]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    procs = []
-    for i in range(workers):
-        part = all_names[i::workers]
-        code = f"from shared.solvers.dsl.core.kernels import compile_kernels; compile_kernels({part!r})"
-        procs.append(subprocess.Popen([sys.executable, "-c", code], env=env, cwd=root,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    for p in procs:
-        p.wait()  # a child that failed leaves its kernels to be compiled here
+    env.setdefault("NUMBA_OPT", KERNEL_OPT)
+    jobs = _jobs(all_names, first)
+    with tempfile.TemporaryDirectory(prefix="arc-dsl-claims-") as claims:
+        code = f"from shared.solvers.dsl.core.kernels import _run_jobs; _run_jobs({claims!r}, {jobs!r})"
+        procs = [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=root,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(workers)]
+        for p in procs:
+            p.wait()  # a job that failed is left to this process: it compiles what the cache lacks
 
 
-def tables() -> Tables:
-    """Every kernel in the core's tables: by kind, then by parameter count."""
+def tables(first: tuple[str, ...] = ()) -> Tables:
+    """Every kernel in the core's tables: by kind, then by parameter count. On a cold cache the
+    jobs `first` ("module:function") run in the parallel compile too, ahead of the kernels."""
     global _tables
     if _tables is not None:
         return _tables
     with jit.compiling():
-        _tables = _build()
+        _tables = _build(first)
     return _tables
 
 
-def _build() -> Tables:
+def stub_tables() -> Tables:
+    """Tables of the same types as `tables()`, each group one stub and no kernel named: what the
+    core compiles against without waiting for the kernels."""
+    return Tables(*(tuple(_table([_stub(k, a)]) for a in range(ARITIES[k])) for k in ("grid", "split", "join")), {})
+
+
+def _stub(k: str, a: int):
+    """The stand-in of kind `k` taking `a` parameters, compiled for the core's signature."""
+    stub = STUBS[k][a]
+    if jit.COMPILED and not stub.signatures:
+        stub.compile(_signature(k, a))
+        stub.disable_compile()
+    return stub
+
+
+def _build(first: tuple[str, ...] = ()) -> Tables:
     all_names = names()
     groups = {k: [[] for _ in range(n)] for k, n in ARITIES.items()}
     where = {}
     if jit.COMPILED and _cache_is_cold(all_names):
-        _compile_in_parallel(all_names)
+        _compile_in_parallel(all_names, first)
     for n in all_names:
         k, a = kind(n), arity(n)
         kern = PRIMITIVES[n].kernel
@@ -196,9 +248,5 @@ def _build() -> Tables:
     for k, by_arity in groups.items():
         for a, group in enumerate(by_arity):
             if not group:
-                stub = STUBS[k][a]
-                if jit.COMPILED:
-                    stub.compile(_signature(k, a))
-                    stub.disable_compile()
-                group.append(stub)
+                group.append(_stub(k, a))
     return Tables(*(tuple(_table(g) for g in groups[k]) for k in ("grid", "split", "join")), where)

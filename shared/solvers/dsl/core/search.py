@@ -81,7 +81,7 @@ def finishing_ops() -> list[tuple[Op, ...]]:
 class CoreSearch:
     def __init__(self, demo_inputs, demo_outputs, test_inputs, deadline: float, max_depth: int = 3,
                  max_bytes: int = MAX_BYTES, finish: bool = False, prune: bool = True, stretch: float | None = None,
-                 beam: int = 0, beam_levels: int = BEAM_LEVELS):
+                 beam: int = 0, beam_levels: int = BEAM_LEVELS, tables: kernels.Tables | None = None):
         self.n_demo = len(demo_inputs)
         self.outputs = [np.ascontiguousarray(o, dtype=np.uint8) for o in demo_outputs]
         self.inputs = [np.ascontiguousarray(g, dtype=np.uint8) for g in list(demo_inputs) + list(test_inputs)]
@@ -95,11 +95,12 @@ class CoreSearch:
         self.beam = beam    # past max_depth, with time left: the best this many states of the last level, again
         self.beam_levels = beam_levels
         colours = sorted({int(c) for g in self.inputs for c in np.unique(g)} - {0})
-        self.ops = core_ops(colours)
+        self.tables = tables or kernels.tables()
+        known = self.tables.where  # the ops of the kernels the tables hold (all of them, but for `compile_core`)
+        self.ops = [steps for steps in core_ops(colours) if all(op.prim.name in known for op in steps)]
         self.n_main = len(self.ops)  # the enumerated ops; then the finishing steps
         if finish:
-            self.ops += finishing_ops()
-        self.tables = kernels.tables()
+            self.ops += [steps for steps in finishing_ops() if steps[0].prim.name in known]
         self.stats = CoreStats()
         self._op_arrays()
         n_in = len(self.inputs)
@@ -452,14 +453,33 @@ def results(core: CoreSearch, deadline: float) -> tuple[list, list]:
 _warm = False
 
 
+def _tiny(tables: kernels.Tables | None = None) -> CoreSearch:
+    """A two-input search on 2x2 grids, run to depth 2, with its growing and rehashing done once
+    too: every compiled function of the core called."""
+    g = np.array([[1, 0], [0, 2]], dtype=np.uint8)
+    cs = CoreSearch([g], [g[::-1].copy()], [g], time.monotonic() + 600, max_depth=2, tables=tables)
+    cs.run()
+    E.room_needed(cs.n_main, len(cs.ops), len(cs.inputs))
+    E.rehash_states(cs.st_nodes, int(cs.meta[E.N_STATES]), np.full_like(cs.st_tab, E.EMPTY))
+    E.rehash_images(cs.img_hash, int(cs.meta[E.N_IMG]), np.full_like(cs.img_tab, E.EMPTY))
+    E.rehash_children(cs.ch_key, cs.ch_val, np.full_like(cs.ch_key, E.EMPTY), np.zeros_like(cs.ch_val))
+    return cs
+
+
+def compile_core() -> None:
+    """Compile the core into the cache against stub tables of the kernels' types, so that on a
+    cold cache it compiles beside the kernels (a job of their parallel compile), not after them."""
+    _tiny(kernels.stub_tables())
+
+
 def warm() -> float:
     """Compile (or load from the cache) the core and every kernel, once per process; the seconds it took."""
     global _warm
     if _warm:
         return 0.0
     t0 = time.monotonic()
-    g = np.array([[1, 0], [0, 2]], dtype=np.uint8)
     with jit.compiling():  # a second process on a cold cache waits, then loads
-        CoreSearch([g], [g[::-1].copy()], [g], time.monotonic() + 600, max_depth=2).run()
+        kernels.tables(first=(f"{__name__}:compile_core",))
+        _tiny()
     _warm = True
     return time.monotonic() - t0
