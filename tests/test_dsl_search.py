@@ -85,8 +85,9 @@ def test_pieces_layer_partial_programs():
     outs = [np.where(g != 0, g, g[:, ::-1]).astype(np.uint8) for g in ins]
     s = Search(ins[:4], outs[:4], ins[4:], time.monotonic() + 3, max_depth=1)
     s.run()
-    piece = combine(s, time.monotonic() + 2)
-    assert piece is not None and piece.kind == "pieces"
+    pieces = combine(s, time.monotonic() + 2)
+    assert pieces and all(p.kind == "pieces" for p in pieces)
+    piece = pieces[0]
     src = to_source(piece.node)
     assert "paint_over" in src
     for g, o in zip(ins, outs, strict=True):
@@ -105,8 +106,9 @@ def test_pieces_stack_the_compiled_core_s_states_three_deep():
     core.run()
     assert not core.exact()
     empty = Search(ins[:4], outs[:4], ins[4:], time.monotonic() + 1, max_depth=1)  # not run: no sized states
-    piece = combine(empty, time.monotonic() + 10, core=core)
-    assert piece is not None and piece.kind == "pieces"
+    pieces = combine(empty, time.monotonic() + 10, core=core)
+    assert pieces and all(p.kind == "pieces" for p in pieces)
+    piece = pieces[0]
     src = to_source(piece.node)
     assert src.count("paint_over") == 2
     for g, o in zip(ins, outs, strict=True):
@@ -127,7 +129,7 @@ def test_pieces_skip_core_states_with_no_real_colours_left():
     layers.add_core(core, time.monotonic() + 10)
     assert layers.where and not np.concatenate(layers.clean).any()
     # in one colour each paints every cell, and the outputs have more than one colour: no layering
-    assert layers.stack(6) is None
+    assert layers.stacks(6, time.monotonic() + 10) == []
 
 
 def test_pieces_colour_a_layer_s_shape():
@@ -141,8 +143,9 @@ def test_pieces_colour_a_layer_s_shape():
     core.run()
     assert not core.exact()
     empty = Search(ins[:4], outs[:4], ins[4:], time.monotonic() + 1, max_depth=1)
-    piece = combine(empty, time.monotonic() + 10, core=core)
-    assert piece is not None and piece.kind == "pieces"
+    pieces = combine(empty, time.monotonic() + 10, core=core)
+    assert pieces and all(p.kind == "pieces" for p in pieces)
+    piece = pieces[0]
     src = to_source(piece.node)
     assert "colour_shape" in src and "paint_over" in src
     for g, o in zip(ins, outs, strict=True):
@@ -186,7 +189,8 @@ def test_pieces_kernels_give_the_same_layers_compiled_and_as_plain_python():
     for fn in [C._stack] + ([C._stack.py_func] if jit.COMPILED else []):
         open_ = C._pack(np.ones((1, cells), bool), words)[0].copy()
         nonzero = C._pack((target != 0)[None, :], words)[0].copy()
-        layers, colours, k = fn(paint, wrong, clean, cost, same, open_, nonzero, 6)
+        everywhere = np.full(words, ~np.uint64(0), np.uint64)
+        layers, colours, k = fn(paint, wrong, clean, cost, same, open_, nonzero, everywhere, 6)
         runs.append((list(layers), list(colours), int(k)))
     assert all(r == runs[0] for r in runs)
     layers, colours, k = runs[0]
@@ -503,3 +507,34 @@ def test_object_properties_for_solid_symmetric_and_size_order():
     assert properties(g, "colour8", "solid") == [True, True, False]
     assert properties(g, "colour8", "symmetric") == [True, True, False]
     assert properties(g, "colour8", "size_order") == [0, 2, 1]
+
+
+def test_pieces_found_care_first_for_each_demo_are_other_answers_that_explain_every_demo():
+    from types import SimpleNamespace
+
+    from shared.solvers.dsl import combine as C
+
+    outs = [np.array([[1, 1, 0, 0]], np.uint8), np.array([[2, 2, 2, 0]], np.uint8)]
+
+    def state(a, b, test, cost):
+        return SimpleNamespace(demo=[np.array([a], np.uint8), np.array([b], np.uint8)],
+                               test=[np.array([test], np.uint8)], cost=cost)
+
+    # p paints most of demo 2 (and nothing of demo 1), q all of demo 1 and one cell of demo 2
+    p = state([0, 0, 0, 0], [2, 2, 2, 0], [3, 3, 0, 0], 1.0)
+    q = state([1, 1, 0, 0], [0, 2, 0, 0], [0, 4, 4, 0], 2.0)
+    layers = C._Layers(outs)
+    layers.add_grids([p, q])
+    got = layers.stacks(6, time.monotonic() + 10)
+    # over all demos p gains more and goes on top; demo 1 first puts q on top; demo 2 first is the first again
+    assert got == [[(1, None), (0, None)], [(0, None), (1, None)]]
+    for chosen in got:
+        for d, o in enumerate(outs):
+            canvas = np.zeros_like(o)
+            for row, _ in chosen:  # bottom first
+                top = [p, q][row].demo[d]
+                canvas = np.where(top != 0, top, canvas)
+            assert np.array_equal(canvas, o)
+    # past the deadline only the first order is tried
+    assert layers.stacks(6, time.monotonic() - 1) == got[:1]
+

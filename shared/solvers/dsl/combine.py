@@ -9,7 +9,10 @@ colour, so states holding marker colours can be layers too. Working from the top
 take the layer that is right on every open cell it paints and paints the most of them (the
 cheapest on a tie), close those cells, and repeat, until a base (a state right on every open
 cell, zeros included) or the zero canvas accounts for the rest. The answer paints the layers
-bottom-up with `paint_over`, so it prints as one straight-line program.
+bottom-up with `paint_over`, so it prints as one straight-line program. Which layer goes on top
+decides the test answer where layers overlap there, so the greedy runs again with each demo's
+cells counted first (as the reference's greedy does per demo): each other layering that
+explains every demo is another candidate.
 """
 
 from __future__ import annotations
@@ -68,15 +71,17 @@ def _core_bits(ids, st_nodes, n_demo, bank, img_off, img_h, img_w, target, paint
 
 
 @njit
-def _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers):
+def _stack(paint, wrong, clean, cost, same, open_, nonzero, care, max_layers):
     """Greedy layers, top first: (rows, colours, how many); -1 as the count when the layers run
     out before the open cells do. A layer is a state as it is (colour -1; only a clean one,
     whose images hold real colours only) or its shape in the palette's colour j: every cell it
     paints becomes that colour (`same[j]`: the cells whose target is that colour). `open_` is
-    the cells still to explain (changed in place)."""
+    the cells still to explain (changed in place). A layer's gain is the open cells it paints
+    among `care` while any layer gains there, then among all (the order the layers are found in)."""
     n, n_words = paint.shape
     layers = np.full(max_layers, -1, dtype=np.int64)
     colours = np.full(max_layers, -1, dtype=np.int64)
+    everywhere = np.full(n_words, ~np.uint64(0), dtype=np.uint64)
     for depth in range(max_layers):
         base = -1
         for s in range(n):
@@ -99,25 +104,9 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers):
                 break
         if background:
             return layers, colours, depth  # the zero canvas below the last layer explains the rest
-        best, best_colour, best_gain, best_cost = -1, -1, np.uint64(0), 0.0
-        for s in range(n):
-            gain = np.uint64(0)
-            for w in range(n_words):
-                gain += _popcount(paint[s, w] & open_[w])
-            if gain == 0 or gain < best_gain:
-                continue
-            for c in range(-1, len(same)):  # as it is, then in each colour (one step dearer)
-                here = cost[s] + (0.0 if c < 0 else 1.0)
-                if gain == best_gain and here >= best_cost or c < 0 and not clean[s]:
-                    continue
-                fits = True
-                for w in range(n_words):
-                    p = paint[s, w] & open_[w]
-                    if p & (wrong[s, w] if c < 0 else ~same[c, w]):
-                        fits = False
-                        break
-                if fits:
-                    best, best_colour, best_gain, best_cost = s, c, gain, here
+        best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, care)
+        if best < 0:
+            best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, everywhere)
         if best < 0:
             return layers, colours, -1
         layers[depth] = best
@@ -125,6 +114,33 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers):
         for w in range(n_words):
             open_[w] &= ~paint[best, w]
     return layers, colours, -1
+
+
+@njit
+def _best_layer(paint, wrong, clean, cost, same, open_, care):
+    """The layer right on every open cell it paints that paints the most open cells among
+    `care` (the cheapest on a tie), as (row, colour); (-1, -1) when none paints any there."""
+    n, n_words = paint.shape
+    best, best_colour, best_gain, best_cost = -1, -1, np.uint64(0), 0.0
+    for s in range(n):
+        gain = np.uint64(0)
+        for w in range(n_words):
+            gain += _popcount(paint[s, w] & open_[w] & care[w])
+        if gain == 0 or gain < best_gain:
+            continue
+        for c in range(-1, len(same)):  # as it is, then in each colour (one step dearer)
+            here = cost[s] + (0.0 if c < 0 else 1.0)
+            if gain == best_gain and here >= best_cost or c < 0 and not clean[s]:
+                continue
+            fits = True
+            for w in range(n_words):
+                p = paint[s, w] & open_[w]
+                if p & (wrong[s, w] if c < 0 else ~same[c, w]):
+                    fits = False
+                    break
+            if fits:
+                best, best_colour, best_gain, best_cost = s, c, gain, here
+    return best, best_colour
 
 
 def _pack(mask: np.ndarray, n_words: int) -> np.ndarray:
@@ -140,6 +156,7 @@ class _Layers:
 
     def __init__(self, outputs: list[np.ndarray]):
         self.target = np.concatenate([o.ravel() for o in outputs]).astype(np.uint8)
+        self.demo_of = np.repeat(np.arange(len(outputs)), [o.size for o in outputs])  # each cell's demo
         self.n_words = (len(self.target) + 63) // 64
         self.palette = sorted(set(self.target.tolist()) - {0})  # the colours a layer's shape may take
         self.paint, self.wrong, self.clean, self.cost, self.shapes, self.where = [], [], [], [], [], []
@@ -174,42 +191,67 @@ class _Layers:
             self.shapes.append(np.stack([core.img_h[tests], core.img_w[tests]], axis=2).reshape(len(part), -1))
             self.where += [("core", int(s)) for s in part]
 
-    def stack(self, max_layers: int) -> list[tuple[int, int | None]] | None:
-        """The layering that explains every demo, bottom first, as (row, colour its shape takes or
-        None for the state as it is); None when there is none. Only layers with the most common
-        test shapes: they must paint onto one another."""
+    def stacks(self, max_layers: int, deadline: float) -> list[list[tuple[int, int | None]]]:
+        """The distinct layerings that explain every demo, each bottom first, as (row, colour its
+        shape takes or None for the state as it is): the layers found by their gain over all
+        demos, then (while time is left, with two demos or more) by their gain on one demo
+        first, for each demo: another order of choices, another answer. Only layers with the
+        most common test shapes: they must paint onto one another."""
         if not self.paint:
-            return None
+            return []
         shapes = np.concatenate(self.shapes)
         _, inverse, counts = np.unique(shapes, axis=0, return_inverse=True, return_counts=True)
         rows = np.nonzero(inverse.ravel() == int(np.argmax(counts)))[0]
         if len(rows) < 2:
-            return None
+            return []
         paint = np.ascontiguousarray(np.concatenate(self.paint)[rows])
         wrong = np.ascontiguousarray(np.concatenate(self.wrong)[rows])
         clean = np.ascontiguousarray(np.concatenate(self.clean)[rows])
         cost = np.concatenate(self.cost)[rows]
         same = _pack(self.target[None, :] == np.array(self.palette, dtype=np.uint8).reshape(-1, 1), self.n_words)
-        open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
         nonzero = _pack((self.target != 0)[None, :], self.n_words)[0].copy()
-        layers, colours, n = _stack(paint, wrong, clean, cost, same, open_, nonzero, max_layers)
-        # one layer as it is would be a program explaining every demo by itself, not pieces
-        if n < 1 or n == 1 and colours[0] < 0:
-            return None
-        chosen = zip(layers[:n][::-1], colours[:n][::-1], strict=True)
-        return [(int(rows[i]), None if c < 0 else self.palette[c]) for i, c in chosen]
+        n_demo = int(self.demo_of[-1]) + 1
+        cares = [np.ones(len(self.target), dtype=bool)]
+        if n_demo > 1:
+            cares += [self.demo_of == d for d in range(n_demo)]
+        out = []
+        for k, care in enumerate(cares):
+            if k and time.monotonic() > deadline:
+                break
+            open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
+            layers, colours, n = _stack(paint, wrong, clean, cost, same, open_, nonzero,
+                                        _pack(care[None, :], self.n_words)[0].copy(), max_layers)
+            # one layer as it is would be a program explaining every demo by itself, not pieces
+            if n < 1 or n == 1 and colours[0] < 0:
+                continue
+            chosen = [(int(rows[i]), None if c < 0 else self.palette[c])
+                      for i, c in zip(layers[:n][::-1], colours[:n][::-1], strict=True)]
+            if chosen not in out:
+                out.append(chosen)
+        return out
 
 
-def combine(search: Search, deadline: float, core=None) -> Candidate | None:
-    """The greedy layering of sized states that reproduces every demo output, if any: over every
-    sized state of the compiled `core` (a `CoreSearch` over the same task) and the search's own."""
+def combine(search: Search, deadline: float, core=None) -> list[Candidate]:
+    """The greedy layerings of sized states that reproduce every demo output, as candidates with
+    distinct test answers: over every sized state of the compiled `core` (a `CoreSearch` over the
+    same task) and the search's own."""
     layers = _Layers(search.outputs)
     layers.add_grids([s for s in search.sized if s.origin is None or core is None])
     if core is not None:
         layers.add_core(core, deadline)
-    chosen = layers.stack(MAX_PIECES)
-    if chosen is None:
-        return None
+    out, seen = [], set()
+    for chosen in layers.stacks(MAX_PIECES, deadline):
+        c = _candidate(search, core, layers, chosen)
+        if c is not None:
+            key = tuple(p.tobytes() + bytes(p.shape) for p in c.preds)
+            if key not in seen:
+                seen.add(key)
+                out.append(c)
+    return out
+
+
+def _candidate(search: Search, core, layers: _Layers, chosen: list) -> Candidate | None:
+    """The program and test answers of one layering, bottom first."""
     node, preds, cost = None, None, 0.0
     for row, colour in chosen:  # bottom first
         kind, s = layers.where[row]

@@ -311,9 +311,7 @@ class DslSolver:
         cands += found
         search.sized.extend(pool)  # the core's sized states: pieces and guesses too
         if not any(c.firm for c in cands):
-            piece = combine(search, deadline, core=cs)
-            if piece is not None:
-                cands.append(piece)
+            cands += combine(search, deadline, core=cs)
         return cands, search, core_trace
 
     def solve(self, task: Task, budget_s: float) -> Prediction:
