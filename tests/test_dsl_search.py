@@ -538,3 +538,30 @@ def test_pieces_found_care_first_for_each_demo_are_other_answers_that_explain_ev
     # past the deadline only the first order is tried
     assert layers.stacks(6, time.monotonic() - 1) == got[:1]
 
+
+def test_pieces_clear_below_a_layer_s_zero_cells_when_no_layer_paints_right():
+    from types import SimpleNamespace
+
+    from shared.solvers.dsl import combine as C
+    from shared.solvers.dsl.primitives.learned import clear_outside
+
+    outs = [np.array([[1, 2, 0, 0]], np.uint8), np.array([[3, 0, 4, 0]], np.uint8)]
+
+    def state(a, b, test, cost):
+        return SimpleNamespace(demo=[np.array([a], np.uint8), np.array([b], np.uint8)],
+                               test=[np.array([test], np.uint8)], cost=cost)
+
+    # the colours are right where the outputs have any, but paint their zero cells too; the
+    # shape is right nowhere as it is nor in any one colour: only clearing with it fits
+    full = state([1, 2, 5, 5], [3, 6, 4, 6], [7, 7, 7, 7], 1.0)
+    shape = state([9, 9, 0, 0], [9, 0, 9, 0], [9, 0, 0, 9], 1.0)
+    layers = C._Layers(outs)
+    layers.add_grids([full, shape])
+    got = layers.stacks(6, time.monotonic() + 10)
+    assert got == [[(0, None), (1, C.CLEAR)]]  # bottom first: the colours, then the clearing
+    for d, o in enumerate(outs):
+        assert np.array_equal(clear_outside(full.demo[d], shape.demo[d]), o)
+    # without the shape the stack is stuck
+    alone = C._Layers(outs)
+    alone.add_grids([full, state([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], 2.0)])
+    assert alone.stacks(6, time.monotonic() + 10) == []

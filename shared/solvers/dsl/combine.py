@@ -23,12 +23,13 @@ import numpy as np
 
 from shared.solvers.dsl.core import engine as E
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.learned import colour_shape, paint_over
+from shared.solvers.dsl.primitives.learned import clear_outside, colour_shape, paint_over
 from shared.solvers.dsl.program import call
 from shared.solvers.dsl.search import Candidate, Search
 from shared.solvers.dsl.types import MARKER
 
 MAX_PIECES = 6
+CLEAR = -2  # a layer's mode: its zero cells clear what is below (its other cells let it show)
 MAX_CORE_POOL = 300_000  # the core's sized states considered, in the order it made them (shallow first)
 CHUNK = 20_000           # core states turned into bitsets between two looks at the clock
 
@@ -77,7 +78,9 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, care, max_layers):
     whose images hold real colours only) or its shape in the palette's colour j: every cell it
     paints becomes that colour (`same[j]`: the cells whose target is that colour). `open_` is
     the cells still to explain (changed in place). A layer's gain is the open cells it paints
-    among `care` while any layer gains there, then among all (the order the layers are found in)."""
+    among `care` while any layer gains there, then among all (the order the layers are found in).
+    When no layer fits, one may clear instead (colour `CLEAR`): its zero cells become zero, which
+    must be right on every open one, and are closed, so that layers below may be wrong there."""
     n, n_words = paint.shape
     layers = np.full(max_layers, -1, dtype=np.int64)
     colours = np.full(max_layers, -1, dtype=np.int64)
@@ -107,13 +110,35 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, care, max_layers):
         best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, care)
         if best < 0:
             best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, everywhere)
+        if best < 0:  # stuck: a layer that clears open cells whose target is zero may free the ones below
+            best, best_colour = _best_clear(paint, cost, open_, nonzero), CLEAR
         if best < 0:
             return layers, colours, -1
         layers[depth] = best
         colours[depth] = best_colour
         for w in range(n_words):
-            open_[w] &= ~paint[best, w]
+            open_[w] &= paint[best, w] if best_colour == CLEAR else ~paint[best, w]
     return layers, colours, -1
+
+
+@njit
+def _best_clear(paint, cost, open_, nonzero):
+    """The layer whose zero cells clear the most open cells, each with a zero target (the
+    cheapest on a tie); -1 when none clears any."""
+    n, n_words = paint.shape
+    best, best_gain = -1, np.uint64(0)
+    for s in range(n):
+        gain = np.uint64(0)
+        fits = True
+        for w in range(n_words):
+            z = ~paint[s, w] & open_[w]
+            if z & nonzero[w]:
+                fits = False
+                break
+            gain += _popcount(z)
+        if fits and gain > 0 and (gain > best_gain or gain == best_gain and cost[s] < cost[best]):
+            best, best_gain = s, gain
+    return best
 
 
 @njit
@@ -224,7 +249,7 @@ class _Layers:
             # one layer as it is would be a program explaining every demo by itself, not pieces
             if n < 1 or n == 1 and colours[0] < 0:
                 continue
-            chosen = [(int(rows[i]), None if c < 0 else self.palette[c])
+            chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
                       for i, c in zip(layers[:n][::-1], colours[:n][::-1], strict=True)]
             if chosen not in out:
                 out.append(chosen)
@@ -259,6 +284,13 @@ def _candidate(search: Search, core, layers: _Layers, chosen: list) -> Candidate
             n, test, c = core.node(s), core.grids(s)[core.n_demo:], core.cost(s)
         else:
             n, test, c = (s.origin or search).node(s.state), s.test, s.cost
+        if colour == CLEAR:
+            if node is None:
+                return None  # nothing below to clear: never the greedy's bottom layer
+            node = call("clear_outside", node, n)
+            preds = [clear_outside(p, t) for p, t in zip(preds, test, strict=True)]
+            cost += c + 3
+            continue
         if colour is not None:
             n, test, c = call("colour_shape", n, args=(colour,)), [colour_shape(t, colour) for t in test], c + 1
         if node is None:

@@ -2,7 +2,7 @@
 
 The search fits them (see `dsl.fit`): a recolour map, a local rule table, a constant answer,
 and `paint_over`, the layering step that stacks partial results ("pieces") into one grid, with
-`colour_shape`, a layer's shape in one colour.
+`colour_shape`, a layer's shape in one colour, and `clear_outside`, a layer that clears.
 Each is printed with its learned literal, so a program stays self-contained.
 """
 
@@ -80,6 +80,14 @@ def paint_over(g: Grid, top: Grid) -> Grid | None:
     if g.shape != top.shape:
         return None
     return np.where(top != 0, top, g).astype(np.uint8)
+
+
+@primitive(search=False)
+def clear_outside(g: Grid, shape: Grid) -> Grid | None:
+    """`g` where `shape` is non-zero, zero elsewhere (a pieces layer that clears below its zeros)."""
+    if g.shape != shape.shape:
+        return None
+    return np.where(shape != 0, g, 0).astype(np.uint8)
 
 
 @primitive(search=False)
