@@ -509,20 +509,22 @@ def test_object_properties_for_solid_symmetric_and_size_order():
     assert properties(g, "colour8", "size_order") == [0, 2, 1]
 
 
-def test_pieces_found_care_first_for_each_demo_are_other_answers_that_explain_every_demo():
+def _layer_state(a: list, b: list, test: list, cost: float):
+    """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace
 
+    return SimpleNamespace(demo=[np.array([a], np.uint8), np.array([b], np.uint8)],
+                           test=[np.array([test], np.uint8)], cost=cost)
+
+
+def test_pieces_found_care_first_for_each_demo_are_other_answers_that_explain_every_demo():
     from shared.solvers.dsl import combine as C
 
     outs = [np.array([[1, 1, 0, 0]], np.uint8), np.array([[2, 2, 2, 0]], np.uint8)]
 
-    def state(a, b, test, cost):
-        return SimpleNamespace(demo=[np.array([a], np.uint8), np.array([b], np.uint8)],
-                               test=[np.array([test], np.uint8)], cost=cost)
-
     # p paints most of demo 2 (and nothing of demo 1), q all of demo 1 and one cell of demo 2
-    p = state([0, 0, 0, 0], [2, 2, 2, 0], [3, 3, 0, 0], 1.0)
-    q = state([1, 1, 0, 0], [0, 2, 0, 0], [0, 4, 4, 0], 2.0)
+    p = _layer_state([0, 0, 0, 0], [2, 2, 2, 0], [3, 3, 0, 0], 1.0)
+    q = _layer_state([1, 1, 0, 0], [0, 2, 0, 0], [0, 4, 4, 0], 2.0)
     layers = C._Layers(outs)
     layers.add_grids([p, q])
     got = layers.stacks(6, time.monotonic() + 10)
@@ -540,21 +542,15 @@ def test_pieces_found_care_first_for_each_demo_are_other_answers_that_explain_ev
 
 
 def test_pieces_clear_below_a_layer_s_zero_cells_when_no_layer_paints_right():
-    from types import SimpleNamespace
-
     from shared.solvers.dsl import combine as C
     from shared.solvers.dsl.primitives.learned import clear_outside
 
     outs = [np.array([[1, 2, 0, 0]], np.uint8), np.array([[3, 0, 4, 0]], np.uint8)]
 
-    def state(a, b, test, cost):
-        return SimpleNamespace(demo=[np.array([a], np.uint8), np.array([b], np.uint8)],
-                               test=[np.array([test], np.uint8)], cost=cost)
-
     # the colours are right where the outputs have any, but paint their zero cells too; the
     # shape is right nowhere as it is nor in any one colour: only clearing with it fits
-    full = state([1, 2, 5, 5], [3, 6, 4, 6], [7, 7, 7, 7], 1.0)
-    shape = state([9, 9, 0, 0], [9, 0, 9, 0], [9, 0, 0, 9], 1.0)
+    full = _layer_state([1, 2, 5, 5], [3, 6, 4, 6], [7, 7, 7, 7], 1.0)
+    shape = _layer_state([9, 9, 0, 0], [9, 0, 9, 0], [9, 0, 0, 9], 1.0)
     layers = C._Layers(outs)
     layers.add_grids([full, shape])
     got = layers.stacks(6, time.monotonic() + 10)
@@ -563,5 +559,5 @@ def test_pieces_clear_below_a_layer_s_zero_cells_when_no_layer_paints_right():
         assert np.array_equal(clear_outside(full.demo[d], shape.demo[d]), o)
     # without the shape the stack is stuck
     alone = C._Layers(outs)
-    alone.add_grids([full, state([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], 2.0)])
+    alone.add_grids([full, _layer_state([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], 2.0)])
     assert alone.stacks(6, time.monotonic() + 10) == []
