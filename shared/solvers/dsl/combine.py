@@ -85,6 +85,9 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, care, max_layers):
     layers = np.full(max_layers, -1, dtype=np.int64)
     colours = np.full(max_layers, -1, dtype=np.int64)
     everywhere = np.full(n_words, ~np.uint64(0), dtype=np.uint64)
+    narrow = False  # whether `care` leaves cells out: only then is a layer sought among all of them too
+    for w in range(n_words):
+        narrow |= care[w] != everywhere[w]
     for depth in range(max_layers):
         base = -1
         for s in range(n):
@@ -108,7 +111,7 @@ def _stack(paint, wrong, clean, cost, same, open_, nonzero, care, max_layers):
         if background:
             return layers, colours, depth  # the zero canvas below the last layer explains the rest
         best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, care)
-        if best < 0:
+        if best < 0 and narrow:
             best, best_colour = _best_layer(paint, wrong, clean, cost, same, open_, everywhere)
         if best < 0:  # stuck: a layer that clears open cells whose target is zero may free the ones below
             best, best_colour = _best_clear(paint, cost, open_, nonzero), CLEAR
@@ -236,16 +239,16 @@ class _Layers:
         same = _pack(self.target[None, :] == np.array(self.palette, dtype=np.uint8).reshape(-1, 1), self.n_words)
         nonzero = _pack((self.target != 0)[None, :], self.n_words)[0].copy()
         n_demo = int(self.demo_of[-1]) + 1
-        cares = [np.ones(len(self.target), dtype=bool)]
+        cares = [np.full(self.n_words, ~np.uint64(0), dtype=np.uint64)]  # every cell, as `_stack` reads it
         if n_demo > 1:
-            cares += [self.demo_of == d for d in range(n_demo)]
+            cares += [_pack((self.demo_of == d)[None, :], self.n_words)[0].copy() for d in range(n_demo)]
         out = []
         for k, care in enumerate(cares):
             if k and time.monotonic() > deadline:
                 break
             open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
             layers, colours, n = _stack(paint, wrong, clean, cost, same, open_, nonzero,
-                                        _pack(care[None, :], self.n_words)[0].copy(), max_layers)
+                                        care, max_layers)
             # one layer as it is would be a program explaining every demo by itself, not pieces
             if n < 1 or n == 1 and colours[0] < 0:
                 continue
