@@ -24,6 +24,7 @@ def test_dsl_bench_prints_a_line_per_task_and_medians_and_appends_rows(tmp_path,
         assert [d["depth"] for d in r["depths"]] == [2, 3]
         assert all(d["stopped"] in ("exhausted", "time", "memory", "solved") for d in r["depths"])
         assert all((d["exhausted_s"] is not None) == (d["stopped"] == "exhausted") for d in r["depths"])
+        assert all(d["computed"] > 0 and d["images_per_s"] > 0 for d in r["depths"])
     assert rows[2]["summary"]["tasks"] == 2
     assert rows[2]["summary"]["compile_cold_s"] is None  # --no-compile
 

@@ -347,6 +347,10 @@ def test_core_counts_match_what_it_kept():
     # every kept state is distinct over the inputs
     rows = {tuple(r) for r in cs.st_nodes[: cs.n_states()].tolist()}
     assert len(rows) == cs.n_states()
+    # the image ops run are the child table's entries, one per (image, op), every one-step op on the first input
+    assert st_.computed == int((cs.ch_key != E.EMPTY).sum())
+    assert st_.computed >= sum(len(steps) == 1 for steps in cs.ops)
+    assert st_.computed >= st_.images - cs.st_nodes.shape[1] - len(task.train)  # all but the inputs and outputs
     # a state's depth and cost are its program's; its images are what the program computes
     for s in range(cs.n_states()):
         steps = cs.steps(s)

@@ -47,6 +47,7 @@ class CoreStats:
     generated: int = 0
     states: int = 0
     images: int = 0
+    computed: int = 0  # image ops run (each cached as a child: a lower bound, pruned last steps run again are not)
     sized: int = 0
     pruned: int = 0
     max_depth_reached: int = 0
@@ -253,6 +254,7 @@ class CoreSearch:
         self.stats.generated = int(m[E.GENERATED])
         self.stats.states = int(m[E.N_STATES])
         self.stats.images = int(m[E.N_IMG])
+        self.stats.computed = int(m[E.CHILDREN])
         self.stats.sized = int(m[E.SIZED_SEEN])
         self.stats.pruned = int(m[E.PRUNED])
         self.stats.seconds = round(time.monotonic() - start, 3)
