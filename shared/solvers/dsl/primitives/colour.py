@@ -9,7 +9,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import counts as _counts  # (local names `counts` abound)
-from shared.solvers.dsl.primitives.kernels import empty
+from shared.solvers.dsl.primitives.kernels import empty, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -356,6 +356,23 @@ def histogram(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def _other_cells(g, c):
+    """The cells of non-zero colours other than c, in reading order: (ys, xs, colours, how many)."""
+    h, w = g.shape
+    oys = np.empty(h * w, dtype=np.int64)
+    oxs = np.empty(h * w, dtype=np.int64)
+    ovs = np.empty(h * w, dtype=np.uint8)
+    no = 0
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if v != c and v != 0:
+                oys[no], oxs[no], ovs[no] = y, x, v
+                no += 1
+    return oys, oxs, ovs, no
+
+
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def recolour_nearest(g: Grid, c: Color) -> Grid | None:
     """Cells of colour c take the colour of the nearest cell of another non-zero colour (a tie: unchanged)."""
@@ -384,16 +401,7 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
                 if g[y, x] == c:
                     out[y, x] = first
         return out
-    oys = np.empty(no, dtype=np.int64)
-    oxs = np.empty(no, dtype=np.int64)
-    ovs = np.empty(no, dtype=np.uint8)
-    m = 0
-    for y in range(h):
-        for x in range(w):
-            v = g[y, x]
-            if v != c and v != 0:
-                oys[m], oxs[m], ovs[m] = y, x, v
-                m += 1
+    oys, oxs, ovs, _ = _other_cells(g, c)
     for y in range(h):
         for x in range(w):
             if g[y, x] != c:
@@ -413,6 +421,41 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
             if not tie:
                 out[y, x] = colour
     return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def recolour_objects_nearest(g: Grid, c: Color) -> Grid | None:
+    """Each 4-connected object of colour c takes the colour of the nearest other non-zero cell (a tie: unchanged)."""
+    h, w = g.shape
+    labels, n = label(g, False, True)
+    oys, oxs, ovs, no = _other_cells(g, c)
+    if no == 0:
+        return empty()
+    best = np.full(n + 1, -1, dtype=np.int64)   # per component: the least squared distance so far
+    colour = np.zeros(n + 1, dtype=np.int64)    # its colour; -1 where two colours tie
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            k = labels[y, x]
+            for m in range(no):
+                d = (y - oys[m]) * (y - oys[m]) + (x - oxs[m]) * (x - oxs[m])
+                v = np.int64(ovs[m])
+                if best[k] < 0 or d < best[k]:
+                    best[k] = d
+                    colour[k] = v
+                elif d == best[k] and colour[k] != v:
+                    colour[k] = -1
+    out = g.copy()
+    changed = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                k = labels[y, x]
+                if colour[k] > 0:
+                    out[y, x] = colour[k]
+                    changed = True
+    return out if changed else empty()
 
 
 @primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True)

@@ -204,6 +204,49 @@ def remove_small(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def _keep_sized(g, labels, sizes, n, largest, keep):
+    """Keep (or remove) the objects of the largest (or smallest) size, every tie alike; empty
+    when all objects have one size (nothing to tell apart)."""
+    if n < 2:
+        return empty()
+    lo, hi = sizes[1], sizes[1]
+    for i in range(2, n + 1):
+        lo, hi = min(lo, sizes[i]), max(hi, sizes[i])
+    if lo == hi:
+        return empty()
+    target = hi if largest else lo
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            k = labels[y, x]
+            if k != 0 and (sizes[k] == target) == keep:
+                out[y, x] = g[y, x]
+    return out
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def remove_largest(g: Grid) -> Grid | None:
+    """Remove the largest objects (8-connected, any colours; every tie), keeping the rest where they are."""
+    labels, n = label(g, True, False)
+    return _keep_sized(g, labels, _sizes(labels, n), n, True, False)
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def keep_smallest(g: Grid) -> Grid | None:
+    """Keep only the smallest objects (8-connected, any colours; every tie) where they are."""
+    labels, n = label(g, True, False)
+    return _keep_sized(g, labels, _sizes(labels, n), n, False, True)
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def remove_smallest(g: Grid) -> Grid | None:
+    """Remove the smallest objects (8-connected, any colours; every tie), keeping the rest where they are."""
+    labels, n = label(g, True, False)
+    return _keep_sized(g, labels, _sizes(labels, n), n, False, False)
+
+
 def _size(o: Grid) -> int:
     return int(np.count_nonzero(o))
 
