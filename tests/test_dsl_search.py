@@ -561,3 +561,19 @@ def test_pieces_clear_below_a_layer_s_zero_cells_when_no_layer_paints_right():
     alone = C._Layers(outs)
     alone.add_grids([full, _layer_state([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], 2.0)])
     assert alone.stacks(6, time.monotonic() + 10) == []
+
+
+def test_pieces_drop_a_layer_the_demos_do_not_need_and_keep_the_greedy_s_layering_after_it():
+    from shared.solvers.dsl import combine as C
+
+    outs = [np.array([[1, 2, 0, 3]], np.uint8), np.array([[1, 2, 0, 3]], np.uint8)]
+    full = _layer_state([1, 2, 5, 3], [1, 2, 5, 3], [4, 4, 4, 4], 1.0)  # right but for one cell that should be 0
+    shape = _layer_state([9, 9, 0, 9], [9, 9, 0, 9], [9, 9, 9, 9], 1.0)  # clears that cell
+    # a dear layer that happens to be right on the one cell it paints: the greedy puts it on top
+    extra = _layer_state([0, 2, 0, 0], [0, 2, 0, 0], [0, 6, 0, 0], 5.0)
+    layers = C._Layers(outs)
+    layers.add_grids([full, shape, extra])
+    got = layers.stacks(6, time.monotonic() + 10)
+    assert got == [[(0, None), (1, C.CLEAR)], [(0, None), (1, C.CLEAR), (2, None)]]
+    for d, o in enumerate(outs):  # the pruned layering explains each demo without the extra layer
+        assert np.array_equal(C.clear_outside(full.demo[d], shape.demo[d]), o)

@@ -8,7 +8,10 @@ reference colours a shape): then it is wrong wherever it paints a cell whose tar
 colour, so states holding marker colours can be layers too. Working from the top layer down,
 take the layer that is right on every open cell it paints and paints the most of them (the
 cheapest on a tie), close those cells, and repeat, until a base (a state right on every open
-cell, zeros included) or the zero canvas accounts for the rest. The answer paints the layers
+cell, zeros included) or the zero canvas accounts for the rest. The greedy takes whatever paints
+most, so a layer that merely happens to fit can sit among those the demos need; each layering is
+pruned, dearest layer first, to the layers without which the demos are no longer reproduced, and
+the pruned layering is offered before the greedy's own. The answer paints the layers
 bottom-up with `paint_over`, so it prints as one straight-line program. Which layer goes on top
 decides the test answer where layers overlap there, so the greedy runs again with each demo's
 cells counted first (as the reference's greedy does per demo): each other layering that
@@ -243,20 +246,54 @@ class _Layers:
         if n_demo > 1:
             cares += [_pack((self.demo_of == d)[None, :], self.n_words)[0].copy() for d in range(n_demo)]
         out = []
+        open_start = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0]
         for k, care in enumerate(cares):
             if k and time.monotonic() > deadline:
                 break
-            open_ = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0].copy()
+            open_ = open_start.copy()
             layers, colours, n = _stack(paint, wrong, clean, cost, same, open_, nonzero,
                                         care, max_layers)
             # one layer as it is would be a program explaining every demo by itself, not pieces
             if n < 1 or n == 1 and colours[0] < 0:
                 continue
-            chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
-                      for i, c in zip(layers[:n][::-1], colours[:n][::-1], strict=True)]
-            if chosen not in out:
-                out.append(chosen)
+            top_down = list(zip(layers[:n].tolist(), colours[:n].tolist(), strict=True))
+            kept = _pruned(top_down, paint, wrong, same, nonzero, cost, open_start)
+            for picked in ([kept] if kept == top_down else [kept, top_down]):
+                chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
+                          for i, c in reversed(picked)]
+                if chosen not in out:
+                    out.append(chosen)
         return out
+
+
+def _explains(top_down, paint, wrong, same, nonzero, open_start) -> bool:
+    """Whether these layers, top first, reproduce every demo cell: each paints (or, clearing,
+    zeroes) only open cells it has right and closes them; what stays open must be zero."""
+    open_ = open_start.copy()
+    for s, c in top_down:
+        if c == CLEAR:
+            if (~paint[s] & open_ & nonzero).any():
+                return False
+            open_ &= paint[s]
+        else:
+            if (paint[s] & open_ & (wrong[s] if c < 0 else ~same[c])).any():
+                return False
+            open_ &= ~paint[s]
+    return not (open_ & nonzero).any()
+
+
+def _pruned(top_down, paint, wrong, same, nonzero, cost, open_start) -> list:
+    """The layering less every layer the demos do not need, the dearest tried first: the greedy
+    takes whichever layer paints most, so a layer that happens to fit can sit among the ones
+    that explain the demos, and it would decide the test answer by coincidence. What stays is
+    still pieces: not one layer as it is (that is a program), nor a clearing at the bottom."""
+    kept = list(top_down)
+    for layer in sorted(top_down, key=lambda sc: -cost[sc[0]]):
+        rest = [x for x in kept if x != layer]
+        if (len(rest) >= 2 or rest and rest[0][1] >= 0) and rest[-1][1] != CLEAR \
+                and _explains(rest, paint, wrong, same, nonzero, open_start):
+            kept = rest
+    return kept
 
 
 def combine(search: Search, deadline: float, core=None) -> list[Candidate]:
