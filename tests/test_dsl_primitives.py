@@ -308,6 +308,8 @@ CASES = {
     "cell_colours": [(G([1, 1, 5, 2], [5, 5, 5, 5], [3, 0, 5, 0]), (), G([1, 2], [0, 0])), (SQ, (), None)],
     "split_lines": [(TWO, (), (LEFT, RIGHT)), (SQ, (), None)],
     "split_grid": [(TWO, (1, 2), (LEFT, RIGHT)), (G([1, 2, 3, 4]), (1, 2), (G([1, 2]), G([3, 4])))],
+    "split_halves": [(TWO, (), (LEFT, RIGHT)), (TWO.T.copy(), (), (LEFT.T.copy(), RIGHT.T.copy())),
+                     (G([1, 2, 3, 4]), (), (G([1, 2]), G([3, 4]))), (SQ, (), None)],
     "overlay": [(PARTS, (), G([1, 2], [1, 1])), ((G([1, 1]), G([2, 0])), (), G([2, 1]))],
     "overlay_reversed": [((G([1, 1]), G([2, 0])), (), G([1, 1]))],
     "and_parts": [(PARTS, (), G([0, 0], [0, 0])), ((LEFT, RIGHT), (), G([M, 0, 0], [0, 0, 0])),

@@ -373,6 +373,20 @@ def _equal_spans(n, k):
 @primitive(GRID, GRIDS, cost=1, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3)), kernel=True)
 def split_grid(g: Grid, ry: int, rx: int) -> Grids | None:
     """Cut into ry x rx equal parts (skipping one-cell separators), reading order."""
+    return _split_equal(g, ry, rx)
+
+
+@primitive(GRID, GRIDS, cost=1, kernel=True)
+def split_halves(g: Grid) -> Grids | None:
+    """Cut into two equal halves across the longer side (left, right or top, bottom); none when square."""
+    h, w = g.shape
+    if h == w:
+        return no_parts()
+    return _split_equal(g, 2 if h > w else 1, 1 if h > w else 2)
+
+
+@njit
+def _split_equal(g, ry, rx):
     h, w = g.shape
     stepy, sy = _equal_spans(h, ry)
     stepx, sx = _equal_spans(w, rx)
