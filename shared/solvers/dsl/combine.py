@@ -258,7 +258,7 @@ class _Layers:
                 continue
             top_down = list(zip(layers[:n].tolist(), colours[:n].tolist(), strict=True))
             kept = _pruned(top_down, paint, wrong, same, nonzero, cost, open_start)
-            for picked in ([kept] if kept == top_down else [kept, top_down]):
+            for picked in (kept, top_down):  # the same twice when nothing was dropped: kept once
                 chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
                           for i, c in reversed(picked)]
                 if chosen not in out:
