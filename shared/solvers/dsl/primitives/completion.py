@@ -612,3 +612,77 @@ def complete_turns(g: Grid, mark: bool) -> Grid | None:
             if g[best_top + y, best_left + x] == 0 and best[y, x] != 0:
                 out[best_top + y, best_left + x] = MARKER if mark else best[y, x]
     return out
+
+
+@njit
+def _image_about(y, x, cy2, cx2, k, turns):
+    """Image k (0..2) of cell (y, x) about the centre (cy2 / 2, cx2 / 2): a quarter turn, a half
+    turn and three quarters with `turns`, else the mirror across the row, across the column, and both."""
+    if turns:
+        if k == 0:
+            return (cy2 + 2 * x - cx2) // 2, (cx2 + cy2 - 2 * y) // 2
+        if k == 1:
+            return cy2 - y, cx2 - x
+        return (cy2 - 2 * x + cx2) // 2, (cx2 - cy2 + 2 * y) // 2
+    if k == 0:
+        return cy2 - y, x
+    if k == 1:
+        return y, cx2 - x
+    return cy2 - y, cx2 - x
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def complete_about(g: Grid, turns: bool) -> Grid | None:
+    """Complete the content's quarter turns (or both mirrors) about the centre its cells agree with most."""
+    h, w = g.shape
+    ys = np.empty(h * w, np.int64)
+    xs = np.empty(h * w, np.int64)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                ys[n], xs[n] = y, x
+                n += 1
+    if n < 3:
+        return empty()
+    y0, y1, x0, x1 = ys[:n].min(), ys[:n].max(), xs[:n].min(), xs[:n].max()
+    best, ties, by, bx = 0, 0, 0, 0
+    for cy2 in range(2 * y0, 2 * y1 + 1):
+        for cx2 in range(2 * x0, 2 * x1 + 1):
+            if turns and (cy2 - cx2) % 2:
+                continue  # a quarter turn about this centre leaves the cell lattice
+            agree = 0
+            ok = True
+            for i in range(n):
+                v = g[ys[i], xs[i]]
+                for k in range(3):
+                    ty, tx = _image_about(ys[i], xs[i], cy2, cx2, k, turns)
+                    if ty < 0 or tx < 0 or ty >= h or tx >= w:
+                        ok = False
+                        break
+                    u = g[ty, tx]
+                    if u != 0:
+                        if u != v:
+                            ok = False
+                            break
+                        if ty != ys[i] or tx != xs[i]:
+                            agree += 1
+                if not ok:
+                    break
+            if not ok or agree == 0:
+                continue
+            if agree > best:
+                best, ties, by, bx = agree, 0, cy2, cx2
+            elif agree == best:
+                ties += 1
+    if best == 0 or ties:
+        return empty()
+    out = g.copy()
+    changed = False
+    for i in range(n):
+        for k in range(3):
+            ty, tx = _image_about(ys[i], xs[i], by, bx, k, turns)
+            if out[ty, tx] == 0:
+                out[ty, tx] = g[ys[i], xs[i]]
+                changed = True
+    return out if changed else empty()

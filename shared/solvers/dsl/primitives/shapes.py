@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import empty, label
+from shared.solvers.dsl.primitives.kernels import empty, label, object_cells
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -258,3 +258,108 @@ def each_object(g: Grid, how: str) -> Grid | None:
                 if new[y, x] != 0:
                     out[y0[i] + y, x0[i] + x] = new[y, x]
     return out
+
+
+
+MAX_TEMPLATE = 100  # cells: a bigger object is a scene, not a shape to copy
+
+
+@njit
+def _turned(dy, dx, th, tw, k):
+    """Cell (dy, dx) of a th x tw box under dihedral element k: transposed when k >= 4, then rows
+    reversed when k & 1, columns when k & 2."""
+    if k >= 4:
+        dy, dx, th, tw = dx, dy, tw, th
+    if k & 1:
+        dy = th - 1 - dy
+    if k & 2:
+        dx = tw - 1 - dx
+    return dy, dx
+
+
+@njit
+def _place(g, cells, a, b, k, oy, ox, owner, size, p, canvas, paint):
+    """Object cells[a:b] of g, turned by k, with its box's corner at (oy, ox): whether it lies in the
+    grid on zeros or on same-coloured cells of smaller objects, how many of object p's cells it covers
+    and how many non-zero cells in all; with `paint`, it is painted onto canvas (-1: unpainted)."""
+    h, w = g.shape
+    ty0, tx0, ty1, tx1 = h, w, -1, -1
+    for j in range(a, b):
+        ty0, ty1 = min(ty0, cells[j] // w), max(ty1, cells[j] // w)
+        tx0, tx1 = min(tx0, cells[j] % w), max(tx1, cells[j] % w)
+    own, total = 0, 0
+    for j in range(a, b):
+        c = g[cells[j] // w, cells[j] % w]
+        dy, dx = _turned(cells[j] // w - ty0, cells[j] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
+        y, x = oy + dy, ox + dx
+        if y < 0 or x < 0 or y >= h or x >= w:
+            return False, 0, 0
+        if g[y, x] != 0:
+            o = owner[y * w + x]
+            if g[y, x] != c or size[o] >= b - a:
+                return False, 0, 0
+            total += 1
+            if o == p:
+                own += 1
+        if paint:
+            canvas[y * w + x] = c
+    return True, own, total
+
+
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
+def complete_copies(g: Grid, turned: bool) -> Grid | None:
+    """Each object that fits a placement (moved, or also turned) of a bigger many-coloured object becomes all of it."""
+    # of the placements that cover all of the object, the one covering the most cells of smaller
+    # objects wins (two pieces of one copy); two that paint differently leave the object as it is
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if not 2 <= n <= 40:
+        return empty()
+    owner = np.full(h * w, -1, dtype=np.int64)
+    size = start[1:] - start[:-1]
+    many = np.zeros(n, dtype=np.bool_)  # objects of two or more colours: the templates
+    for i in range(n):
+        c0 = g[cells[start[i]] // w, cells[start[i]] % w]
+        for j in range(start[i], start[i + 1]):
+            owner[cells[j]] = i
+            if g[cells[j] // w, cells[j] % w] != c0:
+                many[i] = True
+    out = g.copy()
+    first = np.full(h * w, -1, dtype=np.int64)
+    other = np.full(h * w, -1, dtype=np.int64)
+    hit = False
+    for p in range(n):
+        py, px = cells[start[p]] // w, cells[start[p]] % w  # the anchor: the object's first cell
+        found, best = 0, 0
+        for t in range(n):
+            if not many[t] or not size[p] < size[t] <= MAX_TEMPLATE:
+                continue
+            ty0, tx0, ty1, tx1 = h, w, -1, -1
+            for j in range(start[t], start[t + 1]):
+                ty0, ty1 = min(ty0, cells[j] // w), max(ty1, cells[j] // w)
+                tx0, tx1 = min(tx0, cells[j] % w), max(tx1, cells[j] % w)
+            for k in range(8 if turned else 1):
+                for a in range(start[t], start[t + 1]):
+                    if g[cells[a] // w, cells[a] % w] != g[py, px]:
+                        continue
+                    ry, rx = _turned(cells[a] // w - ty0, cells[a] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
+                    oy, ox = py - ry, px - rx
+                    ok, own, total = _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, first, False)
+                    if not ok or own != size[p] or total < best:
+                        continue
+                    if total > best:
+                        found, best = 1, total
+                        first[:] = -1
+                        _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, first, True)
+                        continue
+                    other[:] = -1
+                    _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, other, True)
+                    if not np.array_equal(first, other):
+                        found = 2  # as good a placement that paints differently: ambiguous
+        if found != 1:
+            continue
+        for i in range(h * w):
+            if first[i] >= 0 and out[i // w, i % w] == 0:
+                out[i // w, i % w] = first[i]
+                hit = True
+    return out if hit else empty()
