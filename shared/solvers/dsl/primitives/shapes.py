@@ -306,11 +306,12 @@ def _place(g, cells, a, b, k, oy, ox, owner, size, p, canvas, paint):
     return True, own, total
 
 
-@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
-def complete_copies(g: Grid, turned: bool) -> Grid | None:
-    """Each object that fits a placement (moved, or also turned) of a bigger many-coloured object becomes all of it."""
+@primitive(cost=2, params=((False, False), (True, False), (False, True), (True, True)), shape="keep", kernel=True)
+def complete_copies(g: Grid, turned: bool, move: bool) -> Grid | None:
+    """Objects that fit a placement (moved, or turned) of a bigger many-coloured object become it (`move`: it goes)."""
     # of the placements that cover all of the object, the one covering the most cells of smaller
-    # objects wins (two pieces of one copy); two that paint differently leave the object as it is
+    # objects wins (two pieces of one copy, or the markers it lands on); two that paint differently
+    # leave the object as it is
     h, w = g.shape
     n, start, cells = object_cells(g, True, False)
     if not 2 <= n <= 40:
@@ -324,13 +325,13 @@ def complete_copies(g: Grid, turned: bool) -> Grid | None:
             owner[cells[j]] = i
             if g[cells[j] // w, cells[j] % w] != c0:
                 many[i] = True
-    out = g.copy()
+    paint = np.full(h * w, -1, dtype=np.int64)  # the copies
+    used = np.zeros(n, dtype=np.bool_)  # the templates copied
     first = np.full(h * w, -1, dtype=np.int64)
     other = np.full(h * w, -1, dtype=np.int64)
-    hit = False
     for p in range(n):
         py, px = cells[start[p]] // w, cells[start[p]] % w  # the anchor: the object's first cell
-        found, best = 0, 0
+        found, best, ft = 0, 0, -1
         for t in range(n):
             if not many[t] or not size[p] < size[t] <= MAX_TEMPLATE:
                 continue
@@ -348,7 +349,7 @@ def complete_copies(g: Grid, turned: bool) -> Grid | None:
                     if not ok or own != size[p] or total < best:
                         continue
                     if total > best:
-                        found, best = 1, total
+                        found, best, ft = 1, total, t
                         first[:] = -1
                         _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, first, True)
                         continue
@@ -358,8 +359,19 @@ def complete_copies(g: Grid, turned: bool) -> Grid | None:
                         found = 2  # as good a placement that paints differently: ambiguous
         if found != 1:
             continue
+        used[ft] = True
         for i in range(h * w):
-            if first[i] >= 0 and out[i // w, i % w] == 0:
-                out[i // w, i % w] = first[i]
-                hit = True
+            if first[i] >= 0 and paint[i] < 0:
+                paint[i] = first[i]
+    out = g.copy()
+    if move:
+        for t in range(n):
+            if used[t]:
+                for j in range(start[t], start[t + 1]):
+                    out[cells[j] // w, cells[j] % w] = 0
+    hit = False
+    for i in range(h * w):
+        if paint[i] >= 0 and out[i // w, i % w] != paint[i]:
+            out[i // w, i % w] = paint[i]
+            hit = True
     return out if hit else empty()
