@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import empty, label, object_cells
+from shared.solvers.dsl.primitives.kernels import cells_box, empty, label, object_cells
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -278,15 +278,13 @@ def _turned(dy, dx, th, tw, k):
 
 
 @njit
-def _place(g, cells, a, b, k, oy, ox, owner, size, p, canvas, paint):
-    """Object cells[a:b] of g, turned by k, with its box's corner at (oy, ox): whether it lies in the
-    grid on zeros or on same-coloured cells of smaller objects, how many of object p's cells it covers
-    and how many non-zero cells in all; with `paint`, it is painted onto canvas (-1: unpainted)."""
+def _place(g, cells, a, b, box, k, oy, ox, owner, size, p, canvas, paint):
+    """Object cells[a:b] of g (its box (top, bottom, left, right)), turned by k, with the box's corner
+    at (oy, ox): whether it lies in the grid on zeros or on same-coloured cells of smaller objects, how
+    many of object p's cells it covers and how many non-zero cells in all; with `paint`, it is painted
+    onto canvas (-1: unpainted)."""
     h, w = g.shape
-    ty0, tx0, ty1, tx1 = h, w, -1, -1
-    for j in range(a, b):
-        ty0, ty1 = min(ty0, cells[j] // w), max(ty1, cells[j] // w)
-        tx0, tx1 = min(tx0, cells[j] % w), max(tx1, cells[j] % w)
+    ty0, ty1, tx0, tx1 = box
     own, total = 0, 0
     for j in range(a, b):
         c = g[cells[j] // w, cells[j] % w]
@@ -335,26 +333,25 @@ def complete_copies(g: Grid, turned: bool, move: bool) -> Grid | None:
         for t in range(n):
             if not many[t] or not size[p] < size[t] <= MAX_TEMPLATE:
                 continue
-            ty0, tx0, ty1, tx1 = h, w, -1, -1
-            for j in range(start[t], start[t + 1]):
-                ty0, ty1 = min(ty0, cells[j] // w), max(ty1, cells[j] // w)
-                tx0, tx1 = min(tx0, cells[j] % w), max(tx1, cells[j] % w)
+            box = cells_box(cells, start[t], start[t + 1], w)
+            ty0, ty1, tx0, tx1 = box
             for k in range(8 if turned else 1):
                 for a in range(start[t], start[t + 1]):
                     if g[cells[a] // w, cells[a] % w] != g[py, px]:
                         continue
                     ry, rx = _turned(cells[a] // w - ty0, cells[a] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
                     oy, ox = py - ry, px - rx
-                    ok, own, total = _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, first, False)
+                    ok, own, total = _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, first,
+                                            False)
                     if not ok or own != size[p] or total < best:
                         continue
                     if total > best:
                         found, best, ft = 1, total, t
                         first[:] = -1
-                        _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, first, True)
+                        _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, first, True)
                         continue
                     other[:] = -1
-                    _place(g, cells, start[t], start[t + 1], k, oy, ox, owner, size, p, other, True)
+                    _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, other, True)
                     if not np.array_equal(first, other):
                         found = 2  # as good a placement that paints differently: ambiguous
         if found != 1:
