@@ -470,6 +470,36 @@ def rays_away(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
+def corner_rays(g: Grid, notch: bool) -> Grid | None:
+    """Shapes of 2+ cells shoot diagonal rays outward from the box corners they fill (`notch`: leave empty)."""
+    labels, n = label(g, True, False)
+    if n == 0 or n > 30:
+        return empty()
+    h, w = g.shape
+    box = _boxes(labels, n)
+    out = g.copy()
+    hit = False
+    for i in _in_order(box, h, w):  # the order matters: a ray stops at an earlier one
+        if box[i, 4] < 2:
+            continue
+        colour = g[box[i, 5], box[i, 6]]
+        for corner in range(4):
+            cy = box[i, 0] if corner < 2 else box[i, 2]
+            cx = box[i, 1] if corner % 2 == 0 else box[i, 3]
+            dy = -1 if corner < 2 else 1
+            dx = -1 if corner % 2 == 0 else 1
+            if (labels[cy, cx] == i) == notch:
+                continue
+            c = colour if notch else g[cy, cx]
+            y, x = cy + dy, cx + dx
+            while 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+                out[y, x] = c
+                hit = True
+                y, x = y + dy, x + dx
+    return out if hit else empty()
+
+
 @njit
 def _filled(g, y):
     """How many cells of row y are non-zero."""

@@ -270,6 +270,47 @@ def flood_from(g: Grid, c: Color) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def flood_alternate(g: Grid) -> Grid | None:
+    """The two colours besides the walls (the commonest) spread over the zeros they reach, taking turns step by step."""
+    cnt = counts(g)
+    wall, a, b = 0, 0, 0
+    for c in range(1, 10):
+        if cnt[c] > cnt[wall] or wall == 0 and cnt[c] > 0:
+            wall = c
+    for c in range(1, 10):
+        if c != wall and cnt[c] > 0:
+            if a == 0:
+                a = c
+            elif b == 0:
+                b = c
+            else:
+                return empty()  # a third colour: not two taking turns
+    if b == 0:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    queue = np.empty(h * w, dtype=np.int64)
+    n = 0
+    for i in range(h * w):
+        if g[i // w, i % w] == a or g[i // w, i % w] == b:
+            queue[n] = i
+            n += 1
+    head = 0
+    while head < n:  # breadth first: a cell takes the colour its first neighbour reached does not have
+        y, x = queue[head] // w, queue[head] % w
+        head += 1
+        nxt = a if out[y, x] == b else b
+        for k in range(4):
+            sy = y + (1 if k == 0 else -1 if k == 1 else 0)
+            sx = x + (1 if k == 2 else -1 if k == 3 else 0)
+            if 0 <= sy < h and 0 <= sx < w and out[sy, sx] == 0:
+                out[sy, sx] = nxt
+                queue[n] = sy * w + sx
+                n += 1
+    return out if n > cnt[a] + cnt[b] else empty()
+
+
 @primitive(cost=2, params=((2,), (3,)), shape="keep", kernel=True)
 def fill_empty_squares(g: Grid, k: int) -> Grid | None:
     """Paint marker colour over k x k blocks of zeros, taken in reading order without overlap."""

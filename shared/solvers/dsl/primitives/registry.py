@@ -52,8 +52,9 @@ class Primitive:
 # The words a kernel's parameters may be, each passed to the kernel as its index here.
 # Append only: compiled kernels are cached with these numbers baked in.
 WORDS = ("down", "up", "left", "right", "pattern", "symmetry", "centre", "colour", "flip_lr", "flip_ud",
-         "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box")
+         "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box", "copy", "move", "scale")
 DOWN, UP, LEFT, RIGHT = 0, 1, 2, 3  # the directions, as kernels receive them
+COPY, MOVE, SCALE = WORDS.index("copy"), WORDS.index("move"), WORDS.index("scale")
 
 
 def encode(a) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
 from shared.solvers.dsl.primitives.kernels import cells_box, empty, label, object_cells
-from shared.solvers.dsl.primitives.registry import WORDS, primitive
+from shared.solvers.dsl.primitives.registry import MOVE, SCALE, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
 
@@ -278,38 +278,92 @@ def _turned(dy, dx, th, tw, k):
 
 
 @njit
-def _place(g, cells, a, b, box, k, oy, ox, owner, size, p, canvas, paint):
-    """Object cells[a:b] of g (its box (top, bottom, left, right)), turned by k, with the box's corner
-    at (oy, ox): whether it lies in the grid on zeros or on same-coloured cells of smaller objects, how
-    many of object p's cells it covers and how many non-zero cells in all; with `paint`, it is painted
-    onto canvas (-1: unpainted)."""
+def _place(g, cells, a, b, box, k, s, oy, ox, owner, size, p, mc, rc, canvas, paint):
+    """Object cells[a:b] of g (its box (top, bottom, left, right)), turned by k and scaled by s, with
+    the box's corner at (oy, ox): whether it lies on zeros or on same-coloured cells of objects smaller
+    than it, how many of object p's cells it covers and how many non-zero cells in all; with `paint`,
+    it is painted onto canvas (-1: unpainted). With mc >= 0 (scaled copies) every cell of colour mc
+    must land on that colour and the others may run off the grid; otherwise all must lie in it. The
+    copy paints colour rc[0] as rc[1] (rc[0] = -1: no recolouring)."""
     h, w = g.shape
     ty0, ty1, tx0, tx1 = box
     own, total = 0, 0
     for j in range(a, b):
-        c = g[cells[j] // w, cells[j] % w]
+        c = np.int64(g[cells[j] // w, cells[j] % w])
+        if c == rc[0]:
+            c = rc[1]
         dy, dx = _turned(cells[j] // w - ty0, cells[j] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
-        y, x = oy + dy, ox + dx
-        if y < 0 or x < 0 or y >= h or x >= w:
-            return False, 0, 0
-        if g[y, x] != 0:
-            o = owner[y * w + x]
-            if g[y, x] != c or size[o] >= b - a:
+        for u in range(s * s):
+            y, x = oy + s * dy + u // s, ox + s * dx + u % s
+            if y < 0 or x < 0 or y >= h or x >= w:
+                if mc < 0 or c == mc:
+                    return False, 0, 0
+                continue
+            if c == mc and g[y, x] != c:
                 return False, 0, 0
-            total += 1
-            if o == p:
-                own += 1
-        if paint:
-            canvas[y * w + x] = c
+            if g[y, x] != 0:
+                o = owner[y * w + x]
+                if g[y, x] != c or size[o] >= s * s * (b - a):
+                    return False, 0, 0
+                total += 1
+                if o == p:
+                    own += 1
+            if paint:
+                canvas[y * w + x] = c
     return True, own, total
 
 
-@primitive(cost=2, params=((False, False), (True, False), (False, True), (True, True)), shape="keep", kernel=True)
-def complete_copies(g: Grid, turned: bool, move: bool) -> Grid | None:
-    """Objects that fit a placement (moved, or turned) of a bigger many-coloured object become it (`move`: it goes)."""
+MAX_SCALE = 4
+
+
+@njit
+def _two_colours(g, cells, a, b, w):
+    """The colours of cells[a:b]: the first cell's, the other one (-1: none), or (-2, -2) for three or more."""
+    c1, c2 = np.int64(g[cells[a] // w, cells[a] % w]), np.int64(-1)
+    for j in range(a, b):
+        c = np.int64(g[cells[j] // w, cells[j] % w])
+        if c != c1 and c != c2:
+            if c2 >= 0:
+                return np.int64(-2), np.int64(-2)
+            c2 = c
+    return c1, c2
+
+
+@njit
+def _has(g, cells, a, b, w, c):
+    for j in range(a, b):
+        if g[cells[j] // w, cells[j] % w] == c:
+            return True
+    return False
+
+
+@njit
+def _marker_colours(g, cells, start, p, t, w):
+    """How object p marks a scaled copy of template t: the colour the two share (-1: no copy), and the
+    template's colour the copy paints in p's other colour, where the template lacks it (-1 -1: none)."""
+    c1, c2 = _two_colours(g, cells, start[p], start[p + 1], w)
+    if c1 < 0:
+        return -1, -1, -1
+    has1 = _has(g, cells, start[t], start[t + 1], w, c1)
+    has2 = c2 >= 0 and _has(g, cells, start[t], start[t + 1], w, c2)
+    if c2 < 0 or has1 and has2:  # one colour, or the template's own two
+        return (c1, -1, -1) if has1 else (-1, -1, -1)
+    t1, t2 = _two_colours(g, cells, start[t], start[t + 1], w)
+    if t2 < 0 or not (has1 or has2):
+        return -1, -1, -1
+    mc, new = (c1, c2) if has1 else (c2, c1)
+    return mc, t2 if mc == t1 else t1, new
+
+
+@primitive(cost=2, params=((False, "copy"), (True, "copy"), (False, "move"), (True, "move"), (False, "scale")),
+           shape="keep", kernel=True)
+def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
+    """Objects fitting a placement (moved or turned; or scaled) of a many-coloured object become it (or it moves)."""
     # of the placements that cover all of the object, the one covering the most cells of smaller
     # objects wins (two pieces of one copy, or the markers it lands on); two that paint differently
-    # leave the object as it is
+    # leave the object as it is. A scaled copy (each cell an s x s block, s up to MAX_SCALE) may run
+    # off the grid, and its cells of the object's colour must all land on that colour
+    scaled = how == SCALE
     h, w = g.shape
     n, start, cells = object_cells(g, True, False)
     if not 2 <= n <= 40:
@@ -327,33 +381,47 @@ def complete_copies(g: Grid, turned: bool, move: bool) -> Grid | None:
     used = np.zeros(n, dtype=np.bool_)  # the templates copied
     first = np.full(h * w, -1, dtype=np.int64)
     other = np.full(h * w, -1, dtype=np.int64)
+    rc = np.full(2, -1, dtype=np.int64)
     for p in range(n):
-        py, px = cells[start[p]] // w, cells[start[p]] % w  # the anchor: the object's first cell
         found, best, ft = 0, 0, -1
         for t in range(n):
-            if not many[t] or not size[p] < size[t] <= MAX_TEMPLATE:
+            if t == p or not many[t] or size[t] > MAX_TEMPLATE or (not scaled and size[p] >= size[t]):
                 continue
+            mc = np.int64(-1)
+            anchor = start[p]  # the object's first cell (of the colour it shares with the template)
+            if scaled:
+                mc, rc[0], rc[1] = _marker_colours(g, cells, start, p, t, w)
+                if mc < 0:
+                    continue
+                while g[cells[anchor] // w, cells[anchor] % w] != mc:
+                    anchor += 1
+            py, px = cells[anchor] // w, cells[anchor] % w
             box = cells_box(cells, start[t], start[t + 1], w)
             ty0, ty1, tx0, tx1 = box
-            for k in range(8 if turned else 1):
-                for a in range(start[t], start[t + 1]):
-                    if g[cells[a] // w, cells[a] % w] != g[py, px]:
-                        continue
-                    ry, rx = _turned(cells[a] // w - ty0, cells[a] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
-                    oy, ox = py - ry, px - rx
-                    ok, own, total = _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, first,
-                                            False)
-                    if not ok or own != size[p] or total < best:
-                        continue
-                    if total > best:
-                        found, best, ft = 1, total, t
-                        first[:] = -1
-                        _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, first, True)
-                        continue
-                    other[:] = -1
-                    _place(g, cells, start[t], start[t + 1], box, k, oy, ox, owner, size, p, other, True)
-                    if not np.array_equal(first, other):
-                        found = 2  # as good a placement that paints differently: ambiguous
+            for s in range(1, MAX_SCALE + 1 if scaled else 2):
+                if size[p] >= s * s * size[t]:
+                    continue
+                for k in range(8 if turned else 1):
+                    for a in range(start[t], start[t + 1]):
+                        if g[cells[a] // w, cells[a] % w] != g[py, px]:
+                            continue
+                        ry, rx = _turned(cells[a] // w - ty0, cells[a] % w - tx0, ty1 - ty0 + 1, tx1 - tx0 + 1, k)
+                        oy, ox = py - s * ry, px - s * rx
+                        ok, own, total = _place(g, cells, start[t], start[t + 1], box, k, s, oy, ox, owner, size, p,
+                                                mc, rc, first, False)
+                        if not ok or own != size[p] or total < best:
+                            continue
+                        if total > best:
+                            found, best, ft = 1, total, t
+                            first[:] = -1
+                            _place(g, cells, start[t], start[t + 1], box, k, s, oy, ox, owner, size, p, mc, rc,
+                                   first, True)
+                            continue
+                        other[:] = -1
+                        _place(g, cells, start[t], start[t + 1], box, k, s, oy, ox, owner, size, p, mc, rc, other,
+                               True)
+                        if not np.array_equal(first, other):
+                            found = 2  # as good a placement that paints differently: ambiguous
         if found != 1:
             continue
         used[ft] = True
@@ -361,7 +429,7 @@ def complete_copies(g: Grid, turned: bool, move: bool) -> Grid | None:
             if first[i] >= 0 and paint[i] < 0:
                 paint[i] = first[i]
     out = g.copy()
-    if move:
+    if how == MOVE:
         for t in range(n):
             if used[t]:
                 for j in range(start[t], start[t + 1]):
