@@ -500,6 +500,49 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
     return out if hit else empty()
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def bounce_rays(g: Grid) -> Grid | None:
+    """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
+    labels, n = label(g, True, True)
+    if n == 0 or n > 30:
+        return empty()
+    h, w = g.shape
+    box = _boxes(labels, n)
+    out = g.copy()
+    hit = False
+    for i in _in_order(box, h, w):
+        k = box[i, 4]
+        if k < 2 or box[i, 2] - box[i, 0] + 1 != k or box[i, 3] - box[i, 1] + 1 != k:
+            continue  # not k cells on one diagonal of a k x k box
+        y0, x0 = box[i, 5], box[i, 6]  # the first cell: the top end
+        sx = 1 if x0 == box[i, 1] else -1  # the line runs down-right, or down-left
+        if labels[y0 + k - 1, x0 + sx * (k - 1)] != i:
+            continue
+        for end in range(2):
+            y, x = (y0, x0) if end == 0 else (y0 + k - 1, x0 + sx * (k - 1))
+            dy, dx = (-1, -sx) if end == 0 else (1, sx)
+            for _ in range(4 * (h + w)):  # a ray caught between walls stops in time
+                ny, nx = y + dy, x + dx
+                if not (0 <= ny < h and 0 <= nx < w):
+                    break
+                if g[ny, nx] != 0:  # a wall: turn off it (a ray crosses rays)
+                    wy = g[ny, x] != 0
+                    wx = g[y, nx] != 0
+                    if wy == wx:
+                        break  # head on into a corner or a lone cell: no way to turn
+                    if wy:
+                        dy = -dy
+                    else:
+                        dx = -dx
+                    ny, nx = y + dy, x + dx
+                    if not (0 <= ny < h and 0 <= nx < w) or g[ny, nx] != 0:
+                        break
+                out[ny, nx] = MARKER
+                hit = True
+                y, x = ny, nx
+    return out if hit else empty()
+
+
 @njit
 def _filled(g, y):
     """How many cells of row y are non-zero."""

@@ -311,6 +311,71 @@ def flood_alternate(g: Grid) -> Grid | None:
     return out if n > cnt[a] + cnt[b] else empty()
 
 
+@njit
+def _same_shape(la, i, ay, ax, lb, j, by, bx, bh, bw):
+    """Whether label i of la (box at (ay, ax)) and label j of lb (at (by, bx)) fill the same cells of a bh x bw box."""
+    for y in range(bh):
+        for x in range(bw):
+            if (la[ay + y, ax + x] == i) != (lb[by + y, bx + x] == j):
+                return False
+    return True
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def fit_into_holes(g: Grid) -> Grid | None:
+    """Every shape of one colour that has the exact shape of one enclosed hole moves into it."""
+    # of several shapes that fit a hole, the one whose colour no other shape has; a shape that
+    # fits two holes moves into neither
+    hl, nh = label(_enclosed(g).astype(np.uint8), False, False)
+    if nh == 0 or nh > 20:
+        return empty()
+    pl, npc = label(g, True, True)
+    if npc > 40:
+        return empty()
+    hy0, hx0, hy1, hx1, hsize = _boxes(hl, nh)
+    py0, px0, py1, px1, psize = _boxes(pl, npc)
+    colour = np.zeros(npc + 1, dtype=np.int64)
+    for y in range(g.shape[0]):
+        for x in range(g.shape[1]):
+            colour[pl[y, x]] = g[y, x]
+    shapes = np.zeros(10, dtype=np.int64)  # how many shapes have each colour
+    for j in range(1, npc + 1):
+        shapes[colour[j]] += 1
+    match = np.full(nh + 1, -1, dtype=np.int64)  # the shape that fits each hole (0: two as good)
+    fits = np.zeros(npc + 1, dtype=np.int64)  # how many holes each shape fits
+    for i in range(1, nh + 1):
+        bh, bw = hy1[i] - hy0[i] + 1, hx1[i] - hx0[i] + 1
+        rank = -1  # the best fit so far: 1 when its colour is its shape's own
+        for j in range(1, npc + 1):
+            if psize[j] != hsize[i] or py1[j] - py0[j] + 1 != bh or px1[j] - px0[j] + 1 != bw:
+                continue
+            if not _same_shape(hl, i, hy0[i], hx0[i], pl, j, py0[j], px0[j], bh, bw):
+                continue
+            r = 1 if shapes[colour[j]] == 1 else 0
+            if r > rank:
+                match[i], rank = j, r
+            elif r == rank:
+                match[i] = 0
+        if match[i] > 0:
+            fits[match[i]] += 1
+    out = g.copy()
+    hit = False
+    for i in range(1, nh + 1):
+        j = match[i]
+        if j <= 0 or fits[j] != 1:
+            continue  # no shape fits, or the match is not one to one
+        for y in range(py0[j], py1[j] + 1):
+            for x in range(px0[j], px1[j] + 1):
+                if pl[y, x] == j:
+                    out[y, x] = 0
+        for y in range(hy0[i], hy1[i] + 1):
+            for x in range(hx0[i], hx1[i] + 1):
+                if hl[y, x] == i:
+                    out[y, x] = colour[j]
+        hit = True
+    return out if hit else empty()
+
+
 @primitive(cost=2, params=((2,), (3,)), shape="keep", kernel=True)
 def fill_empty_squares(g: Grid, k: int) -> Grid | None:
     """Paint marker colour over k x k blocks of zeros, taken in reading order without overlap."""
