@@ -371,9 +371,10 @@ def compress(g: Grid) -> Grid:
     return out
 
 
-@primitive(cost=1.5, params=((True,), (False,)), shape="change", kernel=True)
-def crop_frame(g: Grid, inside: bool) -> Grid | None:
-    """The largest rectangular frame (a box outline of one colour, 3 x 3 or more), or just its inside."""
+@njit
+def _frame_box(g):
+    """The largest rectangular frame (a box outline of one colour, 3 x 3 or more): its top, bottom,
+    left and right (top -1: none)."""
     h, w = g.shape
     # a frame's top left corner starts a run of three cells of its colour rightwards and one downwards
     corner = False
@@ -386,7 +387,7 @@ def crop_frame(g: Grid, inside: bool) -> Grid | None:
         if corner:
             break
     if not corner:
-        return empty()
+        return -1, -1, -1, -1
     labels, n = label(g, True, True)
     y0 = np.full(n + 1, h, dtype=np.int64)
     x0 = np.full(n + 1, w, dtype=np.int64)
@@ -430,11 +431,44 @@ def crop_frame(g: Grid, inside: bool) -> Grid | None:
         if ok:
             best, area = i, size
     if best == 0:
+        return -1, -1, -1, -1
+    return y0[best], y1[best], x0[best], x1[best]
+
+
+@primitive(cost=1.5, params=((True,), (False,)), shape="change", kernel=True)
+def crop_frame(g: Grid, inside: bool) -> Grid | None:
+    """The largest rectangular frame (a box outline of one colour, 3 x 3 or more), or just its inside."""
+    a, b, p, q = _frame_box(g)
+    if a < 0:
         return empty()
-    a, b, p, q = y0[best], y1[best], x0[best], x1[best]
     if inside:
         return g[a + 1:b, p + 1:q].copy()
     return g[a:b + 1, p:q + 1].copy()
+
+
+@primitive(cost=1.5, shape="change", kernel=True)
+def fit_in_frame(g: Grid) -> Grid | None:
+    """The largest frame with the content outside it scaled up to fill its inside exactly."""
+    a, b, p, q = _frame_box(g)
+    if a < 0:
+        return empty()
+    h, w = g.shape
+    sy0, sx0, sy1, sx1 = h, w, -1, -1  # the box of the cells outside the frame's box
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and not (a <= y <= b and p <= x <= q):
+                sy0, sx0, sy1, sx1 = min(sy0, y), min(sx0, x), max(sy1, y), max(sx1, x)
+    if sy1 < 0:
+        return empty()
+    ih, iw, sh, sw = b - a - 1, q - p - 1, sy1 - sy0 + 1, sx1 - sx0 + 1
+    k = ih // sh
+    if k < 1 or ih != k * sh or iw != k * sw:
+        return empty()
+    out = g[a:b + 1, p:q + 1].copy()
+    for y in range(ih):
+        for x in range(iw):
+            out[1 + y, 1 + x] = g[sy0 + y // k, sx0 + x // k]
+    return out
 
 
 @primitive(cost=1.5, params=((1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (3, 3), (4, 4)), shape="change", kernel=True)
