@@ -236,6 +236,17 @@ def _in_order(box, h, w):
     return np.argsort(keys) + 1
 
 
+@njit
+def _shapes(g, by_colour):
+    """The shapes (8-connected; of one colour with `by_colour`) for the ray kernels: labels, boxes (see
+    `_boxes`) and the shape numbers in `_in_order`; none (an empty order) past 30 shapes."""
+    labels, n = label(g, True, by_colour)
+    box = _boxes(labels, n)
+    if n > 30:
+        return labels, box, np.empty(0, dtype=np.int64)
+    return labels, box, _in_order(box, g.shape[0], g.shape[1])
+
+
 @primitive(cost=2, shape="keep", kernel=True)
 def centre_lines(g: Grid) -> Grid | None:
     """Draw a marker-coloured row and column over zeros through the centre of each object's box."""
@@ -442,13 +453,12 @@ def trail_to_edges(g: Grid) -> Grid | None:
 @primitive(cost=2, shape="keep", kernel=True)
 def rays_away(g: Grid) -> Grid | None:
     """Every tip of a shape of 3+ cells (a cell with one neighbour in it) shoots a ray away from that neighbour."""
-    labels, n = label(g, True, False)
-    if n == 0 or n > 30:
+    labels, box, order = _shapes(g, False)
+    if order.size == 0:
         return empty()
     h, w = g.shape
-    box = _boxes(labels, n)
     out = g.copy()
-    for i in _in_order(box, h, w):  # the order matters: a ray stops at an earlier one
+    for i in order:  # the order matters: a ray stops at an earlier one
         if box[i, 4] < 3:
             continue
         for y in range(box[i, 0], box[i, 2] + 1):
@@ -473,14 +483,13 @@ def rays_away(g: Grid) -> Grid | None:
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_rays(g: Grid, notch: bool) -> Grid | None:
     """Shapes of 2+ cells shoot diagonal rays outward from the box corners they fill (`notch`: leave empty)."""
-    labels, n = label(g, True, False)
-    if n == 0 or n > 30:
+    labels, box, order = _shapes(g, False)
+    if order.size == 0:
         return empty()
     h, w = g.shape
-    box = _boxes(labels, n)
     out = g.copy()
     hit = False
-    for i in _in_order(box, h, w):  # the order matters: a ray stops at an earlier one
+    for i in order:  # the order matters: a ray stops at an earlier one
         if box[i, 4] < 2:
             continue
         colour = g[box[i, 5], box[i, 6]]
@@ -503,14 +512,13 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
 @primitive(cost=2, shape="keep", kernel=True)
 def bounce_rays(g: Grid) -> Grid | None:
     """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
-    labels, n = label(g, True, True)
-    if n == 0 or n > 30:
+    labels, box, order = _shapes(g, True)
+    if order.size == 0:
         return empty()
     h, w = g.shape
-    box = _boxes(labels, n)
     out = g.copy()
     hit = False
-    for i in _in_order(box, h, w):
+    for i in order:
         k = box[i, 4]
         if k < 2 or box[i, 2] - box[i, 0] + 1 != k or box[i, 3] - box[i, 1] + 1 != k:
             continue  # not k cells on one diagonal of a k x k box
@@ -591,15 +599,14 @@ def continue_rows(g: Grid) -> Grid | None:
 @primitive(cost=2, shape="keep", kernel=True)
 def shoot_through(g: Grid) -> Grid | None:
     """A shape's one cell of another colour fires a ray of its colour through the shape, over the zeros beyond."""
-    labels, n = label(g, True, False)
-    if n == 0 or n > 30:
+    labels, box, order = _shapes(g, False)
+    if order.size == 0:
         return empty()
     h, w = g.shape
-    box = _boxes(labels, n)
     out = g.copy()
     hit = False
     tally = np.zeros(256, dtype=np.int64)
-    for i in _in_order(box, h, w):  # the order matters: a later ray paints only what is still 0
+    for i in order:  # the order matters: a later ray paints only what is still 0
         tally[:] = 0
         sy, sx = 0, 0
         for y in range(box[i, 0], box[i, 2] + 1):
