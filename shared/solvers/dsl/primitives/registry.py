@@ -54,7 +54,7 @@ class Primitive:
 WORDS = ("down", "up", "left", "right", "pattern", "symmetry", "centre", "colour", "flip_lr", "flip_ud",
          "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box", "copy", "move", "scale")
 DOWN, UP, LEFT, RIGHT = 0, 1, 2, 3  # the directions, as kernels receive them
-COPY, MOVE, SCALE = WORDS.index("copy"), WORDS.index("move"), WORDS.index("scale")
+MOVE, SCALE = WORDS.index("move"), WORDS.index("scale")  # complete_copies' options ("copy" is the rest)
 
 
 def encode(a) -> int:

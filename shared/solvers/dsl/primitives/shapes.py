@@ -260,8 +260,8 @@ def each_object(g: Grid, how: str) -> Grid | None:
     return out
 
 
-
 MAX_TEMPLATE = 100  # cells: a bigger object is a scene, not a shape to copy
+MAX_SCALE = 4  # the largest factor of a scaled copy
 
 
 @njit
@@ -313,9 +313,6 @@ def _place(g, cells, a, b, box, k, s, oy, ox, owner, size, p, mc, rc, canvas, pa
     return True, own, total
 
 
-MAX_SCALE = 4
-
-
 @njit
 def _two_colours(g, cells, a, b, w):
     """The colours of cells[a:b]: the first cell's, the other one (-1: none), or (-2, -2) for three or more."""
@@ -331,6 +328,7 @@ def _two_colours(g, cells, a, b, w):
 
 @njit
 def _has(g, cells, a, b, w, c):
+    """Whether some cell of cells[a:b] has colour c."""
     for j in range(a, b):
         if g[cells[j] // w, cells[j] % w] == c:
             return True
@@ -338,17 +336,18 @@ def _has(g, cells, a, b, w, c):
 
 
 @njit
-def _marker_colours(g, cells, start, p, t, w):
+def _marker_colours(g, cells, start, p, t, w, col):
     """How object p marks a scaled copy of template t: the colour the two share (-1: no copy), and the
-    template's colour the copy paints in p's other colour, where the template lacks it (-1 -1: none)."""
-    c1, c2 = _two_colours(g, cells, start[p], start[p + 1], w)
+    template's colour the copy paints in p's other colour, where the template lacks it (-1 -1: none).
+    col holds each object's `_two_colours`."""
+    c1, c2 = col[p, 0], col[p, 1]
     if c1 < 0:
         return -1, -1, -1
     has1 = _has(g, cells, start[t], start[t + 1], w, c1)
     has2 = c2 >= 0 and _has(g, cells, start[t], start[t + 1], w, c2)
     if c2 < 0 or has1 and has2:  # one colour, or the template's own two
         return (c1, -1, -1) if has1 else (-1, -1, -1)
-    t1, t2 = _two_colours(g, cells, start[t], start[t + 1], w)
+    t1, t2 = col[t, 0], col[t, 1]
     if t2 < 0 or not (has1 or has2):
         return -1, -1, -1
     mc, new = (c1, c2) if has1 else (c2, c1)
@@ -370,13 +369,11 @@ def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
         return empty()
     owner = np.full(h * w, -1, dtype=np.int64)
     size = start[1:] - start[:-1]
-    many = np.zeros(n, dtype=np.bool_)  # objects of two or more colours: the templates
+    col = np.empty((n, 2), dtype=np.int64)  # each object's colours (`_two_colours`)
     for i in range(n):
-        c0 = g[cells[start[i]] // w, cells[start[i]] % w]
+        col[i, 0], col[i, 1] = _two_colours(g, cells, start[i], start[i + 1], w)
         for j in range(start[i], start[i + 1]):
             owner[cells[j]] = i
-            if g[cells[j] // w, cells[j] % w] != c0:
-                many[i] = True
     paint = np.full(h * w, -1, dtype=np.int64)  # the copies
     used = np.zeros(n, dtype=np.bool_)  # the templates copied
     first = np.full(h * w, -1, dtype=np.int64)
@@ -385,12 +382,12 @@ def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
     for p in range(n):
         found, best, ft = 0, 0, -1
         for t in range(n):
-            if t == p or not many[t] or size[t] > MAX_TEMPLATE or (not scaled and size[p] >= size[t]):
-                continue
+            if t == p or col[t, 1] == -1 or size[t] > MAX_TEMPLATE or (not scaled and size[p] >= size[t]):
+                continue  # a template has two or more colours (and, unscaled, more cells than the object)
             mc = np.int64(-1)
             anchor = start[p]  # the object's first cell (of the colour it shares with the template)
             if scaled:
-                mc, rc[0], rc[1] = _marker_colours(g, cells, start, p, t, w)
+                mc, rc[0], rc[1] = _marker_colours(g, cells, start, p, t, w, col)
                 if mc < 0:
                     continue
                 while g[cells[anchor] // w, cells[anchor] % w] != mc:
