@@ -196,7 +196,8 @@ class CoreSearch:
         extra = 0
         for p in plan:
             extra += {"states": self.st_nodes.nbytes + self.st_tab.nbytes * 2 + len(self.st_nodes) * 30,
-                      "images": self.img_off.nbytes * 4 + self.img_tab.nbytes * 2, "bank": self.bank.nbytes,
+                      "images": self.img_off.nbytes * 4 + self.img_tab.nbytes * 2,
+                      "bank": max(len(self.bank), need_cells - len(self.bank)) * self.bank.itemsize,
                       "children": self.ch_key.nbytes + self.ch_val.nbytes}[p]
         if self.nbytes() + extra > self.max_bytes:
             return False

@@ -10,7 +10,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, label
-from shared.solvers.dsl.primitives.registry import primitive
+from shared.solvers.dsl.primitives.registry import RIGHT, primitive
 from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
 
@@ -334,6 +334,50 @@ def canvas(g: Grid, k: int) -> Grid | None:
     out = np.zeros((k * h, k * w), dtype=np.uint8)
     out[:h, :w] = g
     return out
+
+
+@njit
+def _repeat_fits(t, r, p, s):
+    """Whether rows p..r-1 of t repeat the rows p above them moved s columns right (cells from off the grid are 0)."""
+    w = t.shape[1]
+    seen = False
+    for y in range(p, r):
+        for x in range(w):
+            v = t[y - p, x - s] if 0 <= x - s < w else 0
+            if t[y, x] != v:
+                return False
+            seen = seen or v != 0
+    return seen
+
+
+@primitive(cost=2, params=(("down",), ("right",)), shape="keep", kernel=True)
+def continue_pattern(g: Grid, way: str) -> Grid | None:
+    """Fill the empty rows below the content (or columns right of it) by its repeat, each repeat maybe shifted."""
+    t = np.ascontiguousarray(g.T) if way == RIGHT else g.copy()
+    h, w = t.shape
+    r = 0
+    for y in range(h):
+        for x in range(w):
+            if t[y, x] != 0:
+                r = y + 1
+    if r < 2 or r == h:
+        return empty()
+    # the shortest repeat seen at least twice, of the shifts the one moving least (rightwards first)
+    for p in range(1, r // 2 + 1):
+        for k in range(2 * w - 1):
+            s = (k + 1) // 2 if k % 2 == 1 else -(k // 2)
+            if not _repeat_fits(t, r, p, s):
+                continue
+            hit = False
+            for y in range(r, h):
+                for x in range(w):
+                    if 0 <= x - s < w and t[y - p, x - s] != 0:
+                        t[y, x] = t[y - p, x - s]
+                        hit = True
+            if not hit:
+                return empty()
+            return np.ascontiguousarray(t.T) if way == RIGHT else t
+    return empty()
 
 
 @primitive(cost=1, kernel=True)

@@ -640,3 +640,60 @@ def shoot_through(g: Grid) -> Grid | None:
                 hit = True
             y, x = y + sdy, x + sdx
     return out if hit else g.copy()
+
+
+@primitive(cost=1.5, shape="keep", kernel=True)
+def mark_midpoints(g: Grid) -> Grid | None:
+    """Mark the cell halfway between the two cells of each colour that has just two, where it is 0."""
+    h, w = g.shape
+    n = np.zeros(256, dtype=np.int64)
+    ys = np.zeros(256, dtype=np.int64)  # the sums of the cells' rows and columns
+    xs = np.zeros(256, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if c != 0:
+                n[c] += 1
+                ys[c] += y
+                xs[c] += x
+    out = g.copy()
+    hit = False
+    for c in range(1, 256):
+        if n[c] == 2 and ys[c] % 2 == 0 and xs[c] % 2 == 0 and out[ys[c] // 2, xs[c] // 2] == 0:
+            out[ys[c] // 2, xs[c] // 2] = MARKER
+            hit = True
+    return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def rings_about(g: Grid) -> Grid | None:
+    """Three cells of one colour evenly spaced on a diagonal: square rings about the middle one at that spacing."""
+    h, w = g.shape
+    cy = np.zeros(3, dtype=np.int64)
+    cx = np.zeros(3, dtype=np.int64)
+    k = 0
+    c = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if k == 3 or c != 0 and g[y, x] != c:
+                    return empty()
+                c = g[y, x]
+                cy[k], cx[k] = y, x
+                k += 1
+    if k != 3:
+        return empty()
+    # in reading order the middle cell is second; the other two sit at equal steps either side of it
+    d = cy[1] - cy[0]
+    if d == 0 or cy[2] - cy[1] != d or abs(cx[1] - cx[0]) != d or cx[2] - cx[1] != cx[1] - cx[0]:
+        return empty()
+    out = g.copy()
+    my, mx = cy[1], cx[1]
+    r = d
+    while my - r >= 0 or mx - r >= 0 or my + r < h or mx + r < w:
+        for i in range(-r, r + 1):
+            for y, x in ((my - r, mx + i), (my + r, mx + i), (my + i, mx - r), (my + i, mx + r)):
+                if 0 <= y < h and 0 <= x < w:
+                    out[y, x] = c
+        r += d
+    return out

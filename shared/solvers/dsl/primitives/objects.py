@@ -24,6 +24,7 @@ from shared.solvers.dsl.primitives.kernels import (
     new_parts,
     no_parts,
     object_cells,
+    outside_zeros,
     part,
 )
 from shared.solvers.dsl.primitives.registry import primitive
@@ -240,10 +241,10 @@ def keep_smallest(g: Grid) -> Grid | None:
     return _keep_sized(g, labels, _sizes(labels, n), n, False, True)
 
 
-@primitive(cost=1.5, shape="keep", kernel=True)
-def remove_smallest(g: Grid) -> Grid | None:
-    """Remove the smallest objects (8-connected, any colours; every tie), keeping the rest where they are."""
-    labels, n = label(g, True, False)
+@primitive(cost=1.5, params=((True,), (False,)), shape="keep", kernel=True)
+def remove_smallest(g: Grid, diagonal: bool) -> Grid | None:
+    """Remove the smallest objects (8- or 4-connected, any colours; every tie), keeping the rest where they are."""
+    labels, n = label(g, diagonal, False)
     return _keep_sized(g, labels, _sizes(labels, n), n, False, False)
 
 
@@ -455,6 +456,21 @@ def unique_symmetry(buf, meta) -> Grid | None:
     keys = np.empty((n, 1), dtype=np.int64)
     for i in range(n):
         keys[i, 0] = _symmetries(part(buf, meta, i))
+    return _odd_one(buf, meta, _row_ids(keys))
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def unique_holed(buf, meta) -> Grid | None:
+    """The one part with a hole (zeros cut off from its edge), or the one part without."""
+    n = meta.shape[0]
+    keys = np.zeros((n, 1), dtype=np.int64)
+    for i in range(n):
+        p = part(buf, meta, i)
+        reach = outside_zeros(p)
+        for y in range(p.shape[0]):
+            for x in range(p.shape[1]):
+                if p[y, x] == 0 and not reach[y, x]:
+                    keys[i, 0] = 1
     return _odd_one(buf, meta, _row_ids(keys))
 
 
