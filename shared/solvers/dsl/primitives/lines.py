@@ -697,3 +697,63 @@ def rings_about(g: Grid) -> Grid | None:
                     out[y, x] = c
         r += d
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def zigzag(g: Grid) -> Grid | None:
+    """A lone cell on the top or bottom edge runs diagonally across the grid, bouncing off its sides."""
+    h, w = g.shape
+    y0, x0, n = 0, 0, 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                y0, x0 = y, x
+                n += 1
+    if n != 1 or 0 < y0 < h - 1 or h < 2:
+        return empty()
+    c = g[y0, x0]
+    dy = -1 if y0 == h - 1 else 1
+    dx = 0 if w == 1 else (1 if x0 < w - 1 else -1)
+    out = g.copy()
+    y, x = y0 + dy, x0 + dx
+    while 0 <= y < h:
+        if not 0 <= x < w:
+            dx = -dx
+            x += 2 * dx
+        out[y, x] = c
+        y += dy
+        x += dx
+    return out
+
+
+@njit
+def _open(out, y, x, dy, dx):
+    """Whether a spiral may step to (y, x) going (dy, dx): on the grid, unpainted, with no painted cell just past it."""
+    h, w = out.shape
+    if not (0 <= y < h and 0 <= x < w) or out[y, x] != 0:
+        return False
+    return not (0 <= y + dy < h and 0 <= x + dx < w and out[y + dy, x + dx] != 0)
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def spiral(g: Grid) -> Grid | None:
+    """On an empty grid, a marker spiral from the top left corner clockwise inwards, a gap of one between its turns."""
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                return empty()
+    out = g.copy()
+    y, x, dy, dx = 0, 0, 0, 1
+    out[0, 0] = MARKER
+    turns = 0
+    while turns < 2:
+        if _open(out, y + dy, x + dx, dy, dx):
+            y += dy
+            x += dx
+            out[y, x] = MARKER
+            turns = 0
+        else:
+            dy, dx = dx, -dy  # a quarter turn clockwise
+            turns += 1
+    return out

@@ -631,3 +631,39 @@ def lift_objects(g: Grid) -> Grid | None:
             y, x = cells[j] // w, cells[j] % w
             out[y - up, x] = g[y, x]
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def into_block(g: Grid) -> Grid | None:
+    """Every lone cell moves onto the nearest cell of the one solid one-colour block (of 4+ cells), painting it."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    block = -1
+    for i in range(n):
+        k = start[i + 1] - start[i]
+        if k == 1:
+            continue
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        c = g[cells[start[i]] // w, cells[start[i]] % w]
+        solid = k >= 4 and k == (y1 - y0 + 1) * (x1 - x0 + 1)
+        for j in range(start[i], start[i + 1]):
+            solid = solid and g[cells[j] // w, cells[j] % w] == c
+        if not solid or block >= 0:
+            return empty()
+        block = i
+    if block < 0 or n < 2:
+        return empty()
+    y0, y1, x0, x1 = cells_box(cells, start[block], start[block + 1], w)
+    out = g.copy()
+    taken = np.zeros((h, w), dtype=np.bool_)
+    for i in range(n):
+        if i == block:
+            continue
+        y, x = cells[start[i]] // w, cells[start[i]] % w
+        ty, tx = min(max(y, y0), y1), min(max(x, x0), x1)
+        if taken[ty, tx]:
+            return empty()
+        taken[ty, tx] = True
+        out[ty, tx] = g[y, x]
+        out[y, x] = 0
+    return out
