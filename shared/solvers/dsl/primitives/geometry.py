@@ -529,37 +529,82 @@ def tile(g: Grid, ry: int, rx: int) -> Grid | None:
 
 
 @njit
-def _mirrored(g, across, down):
-    """The grid with its left-right mirror appended on the right (across) and the whole mirrored below (down)."""
+def _mirrored(g, across, down, shared):
+    """The grid with its left-right mirror appended on the right (across) and the whole mirrored below (down);
+    with `shared` 1 a mirror shares the edge row (column) it is mirrored on rather than repeating it."""
     h, w = g.shape
-    oh = 2 * h if down else h
-    ow = 2 * w if across else w
-    if oh > MAX_SIDE or ow > MAX_SIDE:
+    oh = 2 * h - shared if down else h
+    ow = 2 * w - shared if across else w
+    if oh > MAX_SIDE or ow > MAX_SIDE or down and h <= shared or across and w <= shared:
         return empty()
     out = np.empty((oh, ow), dtype=np.uint8)
     for y in range(oh):
-        sy = y if y < h else 2 * h - 1 - y
+        sy = y if y < h else 2 * h - 1 - shared - y
         for x in range(ow):
-            out[y, x] = g[sy, x if x < w else 2 * w - 1 - x]
+            out[y, x] = g[sy, x if x < w else 2 * w - 1 - shared - x]
     return out
 
 
 @primitive(cost=1.5, shape="change", kernel=True)
 def mirror_right(g: Grid) -> Grid | None:
     """Append the left-right mirror image on the right."""
-    return _mirrored(g, True, False)
+    return _mirrored(g, True, False, 0)
 
 
 @primitive(cost=1.5, shape="change", kernel=True)
 def mirror_down(g: Grid) -> Grid | None:
     """Append the top-bottom mirror image below."""
-    return _mirrored(g, False, True)
+    return _mirrored(g, False, True, 0)
+
+
+@njit
+def _zeros_at(g, y, x, bh, bw):
+    """Whether the bh x bw window at (y, x) holds only zeros."""
+    for dy in range(bh):
+        for dx in range(bw):
+            if g[y + dy, x + dx] != 0:
+                return False
+    return True
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def frame_the_gap(g: Grid) -> Grid | None:
+    """The largest empty frame is drawn again round the one other empty window of its inside's size."""
+    y0, y1, x0, x1 = _frame_box(g)
+    if y0 < 0:
+        return empty()
+    bh, bw = y1 - y0 - 1, x1 - x0 - 1
+    if not _zeros_at(g, y0 + 1, x0 + 1, bh, bw):
+        return empty()
+    h, w = g.shape
+    ty, tx = -1, -1
+    for y in range(1, h - bh):
+        for x in range(1, w - bw):
+            if (y != y0 + 1 or x != x0 + 1) and _zeros_at(g, y, x, bh, bw):
+                if ty >= 0:
+                    return empty()
+                ty, tx = y, x
+    if ty < 0:
+        return empty()
+    out = g.copy()
+    c = g[y0, x0]
+    for y in range(ty - 1, ty + bh + 1):
+        for x in range(tx - 1, tx + bw + 1):
+            if y == ty - 1 or y == ty + bh or x == tx - 1 or x == tx + bw:
+                out[y, x] = c
+    return out
+
+
+@primitive(cost=1.5, params=((False,), (True,)), shape="change", kernel=True)
+def mirror_on_edge(g: Grid, down: bool) -> Grid | None:
+    """Append the mirror image on the right (or below), mirrored on the last column (row), which is not repeated."""
+    return _mirrored(g, not down, down, 1)
 
 
 @primitive(cost=1.5, shape="change", kernel=True)
 def mirror_four(g: Grid) -> Grid | None:
     """Four mirrored copies: the grid, its mirrors and its half-turn, as a 2x2 kaleidoscope."""
-    return _mirrored(g, True, True)
+    return _mirrored(g, True, True, 0)
 
 
 @primitive(cost=1.5, shape="change", kernel=True)
