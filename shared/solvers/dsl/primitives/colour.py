@@ -291,6 +291,22 @@ def cells_row(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=1.5, params=((False,), (True,)), shape="change", kernel=True)
+def fold_square(g: Grid, snake: bool) -> Grid | None:
+    """A one-row grid wrapped row by row into the smallest square holding it (snake: every second row reversed)."""
+    h, n = g.shape
+    if h != 1 or n < 2:
+        return empty()
+    side = 1
+    while side * side < n:
+        side += 1
+    out = np.zeros((side, side), dtype=np.uint8)
+    for i in range(n):
+        r, j = i // side, i % side
+        out[r, side - 1 - j if snake and r % 2 == 1 else j] = g[0, i]
+    return out
+
+
 @primitive(cost=1.5, kernel=True)
 def colour_sequence(g: Grid) -> Grid | None:
     """The non-zero colours ordered by mean position, as a row (spread across) or column (spread down)."""

@@ -437,3 +437,45 @@ def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
             out[i // w, i % w] = paint[i]
             hit = True
     return out if hit else empty()
+
+
+@primitive(cost=2, shape="change", kernel=True)
+def assemble_corners(g: Grid) -> Grid | None:
+    """Four shapes of one box size, each filling one corner of its box (not the opposite), fitted in those corners."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if n != 4:
+        return empty()
+    bh, bw = -1, -1
+    y0s = np.empty(4, dtype=np.int64)
+    x0s = np.empty(4, dtype=np.int64)
+    place = np.full(4, -1, dtype=np.int64)  # the quadrant (0 top left, 1 top right, 2 bottom left, 3 bottom right)
+    for i in range(4):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        if bh < 0:
+            bh, bw = y1 - y0 + 1, x1 - x0 + 1
+        elif bh != y1 - y0 + 1 or bw != x1 - x0 + 1:
+            return empty()
+        y0s[i], x0s[i] = y0, x0
+        for q in range(4):
+            cy, cx = y0 + (bh - 1) * (q // 2), x0 + (bw - 1) * (q % 2)
+            oy, ox = y0 + (bh - 1) * (1 - q // 2), x0 + (bw - 1) * (1 - q % 2)
+            if g[cy, cx] != 0 and g[oy, ox] == 0:
+                if place[i] >= 0:
+                    return empty()
+                place[i] = q
+        if place[i] < 0:
+            return empty()
+    if bh < 2 or bw < 2 or 2 * max(bh, bw) > 30:
+        return empty()
+    out = np.zeros((2 * bh, 2 * bw), dtype=np.uint8)
+    seen = np.zeros(4, dtype=np.bool_)
+    for i in range(4):
+        q = place[i]
+        if seen[q]:
+            return empty()
+        seen[q] = True
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            out[bh * (q // 2) + y - y0s[i], bw * (q % 2) + x - x0s[i]] = g[y, x]
+    return out
