@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, label
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, empty_box, label
 from shared.solvers.dsl.primitives.registry import RIGHT, primitive
 from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
@@ -557,16 +557,6 @@ def mirror_down(g: Grid) -> Grid | None:
     return _mirrored(g, False, True, 0)
 
 
-@njit
-def _zeros_at(g, y, x, bh, bw):
-    """Whether the bh x bw window at (y, x) holds only zeros."""
-    for dy in range(bh):
-        for dx in range(bw):
-            if g[y + dy, x + dx] != 0:
-                return False
-    return True
-
-
 @primitive(cost=2, shape="keep", kernel=True)
 def frame_the_gap(g: Grid) -> Grid | None:
     """The largest empty frame is drawn again round the one other empty window of its inside's size."""
@@ -574,13 +564,13 @@ def frame_the_gap(g: Grid) -> Grid | None:
     if y0 < 0:
         return empty()
     bh, bw = y1 - y0 - 1, x1 - x0 - 1
-    if not _zeros_at(g, y0 + 1, x0 + 1, bh, bw):
+    if not empty_box(g, y0 + 1, y1, x0 + 1, x1):
         return empty()
     h, w = g.shape
     ty, tx = -1, -1
     for y in range(1, h - bh):
         for x in range(1, w - bw):
-            if (y != y0 + 1 or x != x0 + 1) and _zeros_at(g, y, x, bh, bw):
+            if (y != y0 + 1 or x != x0 + 1) and empty_box(g, y, y + bh, x, x + bw):
                 if ty >= 0:
                     return empty()
                 ty, tx = y, x

@@ -186,6 +186,27 @@ def outside_zeros(g):
 
 
 @njit
+def enclosed_zeros(g):
+    """The zero cells that cannot reach the border through zero cells (4-neighbours): the holes."""
+    holes = outside_zeros(g)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            holes[y, x] = g[y, x] == 0 and not holes[y, x]
+    return holes
+
+
+@njit
+def empty_box(g, y0, y1, x0, x1):
+    """Whether g[y0:y1, x0:x1] holds only zeros."""
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if g[y, x] != 0:
+                return False
+    return True
+
+
+@njit
 def cells_box(cells, a, b, w):
     """(top, bottom, left, right), inclusive, of the flat cells cells[a:b]."""
     y0, y1, x0, x1 = 1 << 30, -1, 1 << 30, -1

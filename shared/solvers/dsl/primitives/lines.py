@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty, label
+from shared.solvers.dsl.primitives.kernels import empty, empty_box, label
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -341,15 +341,6 @@ def repeat_segments(g: Grid) -> Grid | None:
     return out if rows or cols else empty()
 
 
-@njit
-def _empty_box(g, y0, y1, x0, x1):
-    for y in range(y0, y1):
-        for x in range(x0, x1):
-            if g[y, x] != 0:
-                return False
-    return True
-
-
 @primitive(cost=2, params=((0,), (1,)), shape="keep", kernel=True)
 def bridge(g: Grid, shrink: int) -> Grid | None:
     """Mark the empty gap between two facing shapes of different colours, over their shared span less shrink."""
@@ -366,12 +357,12 @@ def bridge(g: Grid, shrink: int) -> Grid | None:
             # i above j: the gap between i's bottom and j's top, over their shared columns
             lo, hi = max(box[i, 1], box[j, 1]) + shrink, min(box[i, 3], box[j, 3]) - shrink
             top, bottom = box[i, 2] + 1, box[j, 0]
-            if lo <= hi and bottom > top and _empty_box(g, top, bottom, lo, hi + 1):
+            if lo <= hi and bottom > top and empty_box(g, top, bottom, lo, hi + 1):
                 out[top:bottom, lo:hi + 1] = MARKER
             # i left of j: the gap between i's right and j's left, over their shared rows
             lo, hi = max(box[i, 0], box[j, 0]) + shrink, min(box[i, 2], box[j, 2]) - shrink
             left, right = box[i, 3] + 1, box[j, 1]
-            if lo <= hi and right > left and _empty_box(g, lo, hi + 1, left, right):
+            if lo <= hi and right > left and empty_box(g, lo, hi + 1, left, right):
                 out[lo:hi + 1, left:right] = MARKER
     return out
 

@@ -20,11 +20,11 @@ from shared.solvers.dsl.primitives.kernels import (
     cells_box,
     counts,
     empty,
+    enclosed_zeros,
     label,
     new_parts,
     no_parts,
     object_cells,
-    outside_zeros,
     part,
 )
 from shared.solvers.dsl.primitives.registry import primitive
@@ -465,12 +465,7 @@ def unique_holed(buf, meta) -> Grid | None:
     n = meta.shape[0]
     keys = np.zeros((n, 1), dtype=np.int64)
     for i in range(n):
-        p = part(buf, meta, i)
-        reach = outside_zeros(p)
-        for y in range(p.shape[0]):
-            for x in range(p.shape[1]):
-                if p[y, x] == 0 and not reach[y, x]:
-                    keys[i, 0] = 1
+        keys[i, 0] = enclosed_zeros(part(buf, meta, i)).any()
     return _odd_one(buf, meta, _row_ids(keys))
 
 

@@ -10,20 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, label, outside_zeros
+from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
-
-
-@njit
-def _enclosed(g):
-    """The zero cells that cannot reach the border through zero cells (4-neighbours), as a bool grid."""
-    holes = outside_zeros(g)
-    h, w = g.shape
-    for y in range(h):
-        for x in range(w):
-            holes[y, x] = g[y, x] == 0 and not holes[y, x]
-    return holes
 
 
 @njit
@@ -63,7 +52,7 @@ def _mask(g, c):
 @primitive(cost=1, shape="keep", kernel=True)
 def fill_enclosed(g: Grid) -> Grid:
     """Mark the zero cells that cannot reach the border (holes inside shapes)."""
-    holes = _enclosed(g)
+    holes = enclosed_zeros(g)
     out = g.copy()
     h, w = g.shape
     for y in range(h):
@@ -76,7 +65,7 @@ def fill_enclosed(g: Grid) -> Grid:
 @primitive(cost=1.5, shape="keep", kernel=True)
 def fill_square_holes(g: Grid) -> Grid | None:
     """Mark the holes (zero regions that cannot reach the border) shaped as a full square."""
-    lab, n = label(_enclosed(g).astype(np.uint8), False, False)
+    lab, n = label(enclosed_zeros(g).astype(np.uint8), False, False)
     y0, x0, y1, x1, size = _boxes(lab, n)
     out = g.copy()
     for i in range(1, n + 1):
@@ -177,7 +166,7 @@ def _nearest_nonzero(g, need):
 @primitive(cost=1.5, shape="keep", kernel=True)
 def fill_holes_own(g: Grid) -> Grid | None:
     """Fill the zero cells that cannot reach the border with the colour of the nearest non-zero cell."""
-    holes = _enclosed(g)
+    holes = enclosed_zeros(g)
     h, w = g.shape
     rows = np.zeros(h, dtype=np.bool_)  # the rows with a hole
     some = False
@@ -326,7 +315,7 @@ def fit_into_holes(g: Grid) -> Grid | None:
     """Every shape of one colour that has the exact shape of one enclosed hole moves into it."""
     # of several shapes that fit a hole, the one whose colour no other shape has; a shape that
     # fits two holes moves into neither
-    hl, nh = label(_enclosed(g).astype(np.uint8), False, False)
+    hl, nh = label(enclosed_zeros(g).astype(np.uint8), False, False)
     if nh == 0 or nh > 20:
         return empty()
     pl, npc = label(g, True, True)
