@@ -588,6 +588,10 @@ def test_picker_by_address_search_next_previous_and_random(page, server, task_fo
     page.click("#prev-task")
     page.wait_for_function("document.querySelector('#task-name').textContent === 'a_first'")
     assert page.is_disabled("#prev-task") and page.evaluate("location.hash").endswith("/a_first")
+    # two steps asked for before the first task's answer arrives go two tasks on, not one
+    page.evaluate("() => { stepTask(1); stepTask(1); }")
+    page.wait_for_function("document.querySelector('#task-name').textContent === 'z_last'")
+    assert page.evaluate("location.hash").endswith("/z_last")
     page.click("#random-task")
     assert opened(page) in FOLDER_TASKS
     page.fill("#task-search", "z_")

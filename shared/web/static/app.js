@@ -19,6 +19,8 @@ const state = {
   get output() { return this.outputs[this.testIndex]; },
   // task picker: name -> {ids, tasks}; the server's own sets; the address of the open task
   sets: new Map(), server: false, serverSets: [], hash: "",
+  // the last task asked for ({set, id}, null once it has loaded or failed) and its request's number
+  wantedTask: null, taskRequests: 0,
   // run view
   run: null, currentId: null,
   // replay view: the play run's games, the open game ({game, frames, palette}) and its step
@@ -513,7 +515,12 @@ async function chooseSet(name) {
 }
 
 // Open a task of a set; the address becomes #task=<set>/<id>, so it can be bookmarked or shared.
+// Quick clicks ask for tasks faster than the server answers: each request is
+// numbered, the buttons step from the last task asked for, and an answer that
+// arrives after a newer request is dropped, so the page shows what was asked last.
 async function openTask(name, id) {
+  const request = ++state.taskRequests;
+  state.wantedTask = { set: name, id };
   try {
     const set = state.sets.get(name);
     if (!set) throw new Error(`no task set ${name} on this page`);
@@ -521,16 +528,20 @@ async function openTask(name, id) {
     let ok;
     if (set.tasks) {
       if (!set.tasks[id]) throw new Error(`task ${id} is not in ${name}`);
+      if (request !== state.taskRequests) return;
       ok = loadTask(set.tasks[id], id, null, name);
     } else {
       const answer = await getJson(`api/task?set=${encodeURIComponent(name)}&id=${encodeURIComponent(id)}`);
+      if (request !== state.taskRequests) return;
       ok = loadTask(answer.task, answer.id, null, name);
     }
+    state.wantedTask = null;
     if (!ok) return;
     state.hash = `#task=${name}/${id}`;
     if (location.hash !== state.hash) history.replaceState(null, "", state.hash);
     showView("solve");
   } catch (err) {
+    if (request === state.taskRequests) state.wantedTask = null;
     say(err.message, true);
   }
 }
@@ -560,7 +571,9 @@ function updateTaskButtons() {
 
 function stepTask(step) {
   const ids = currentIds();
-  const at = ids.indexOf(state.taskId);
+  const wanted = state.wantedTask;
+  const from = wanted && wanted.set === $("set-picker").value ? wanted.id : state.taskId;
+  const at = ids.indexOf(from);
   if (at >= 0 && ids[at + step]) openTask($("set-picker").value, ids[at + step]);
 }
 
