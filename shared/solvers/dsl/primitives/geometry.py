@@ -557,7 +557,7 @@ def mirror_down(g: Grid) -> Grid | None:
     return _mirrored(g, False, True, 0)
 
 
-@primitive(cost=2, shape="keep", kernel=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def frame_the_gap(g: Grid) -> Grid | None:
     """The largest empty frame is drawn again round the one other empty window of its inside's size."""
     y0, y1, x0, x1 = _frame_box(g)

@@ -633,7 +633,7 @@ def shoot_through(g: Grid) -> Grid | None:
     return out if hit else g.copy()
 
 
-@primitive(cost=1.5, shape="keep", kernel=True)
+@primitive(cost=1.5, shape="keep", first=True, kernel=True)
 def mark_midpoints(g: Grid) -> Grid | None:
     """Mark the cell halfway between the two cells of each colour that has just two, where it is 0."""
     h, w = g.shape
@@ -656,7 +656,7 @@ def mark_midpoints(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def rings_about(g: Grid) -> Grid | None:
     """Three cells of one colour evenly spaced on a diagonal: square rings about the middle one at that spacing."""
     h, w = g.shape
@@ -690,7 +690,7 @@ def rings_about(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def zigzag(g: Grid) -> Grid | None:
     """A lone cell on the top or bottom edge runs diagonally across the grid, bouncing off its sides."""
     h, w = g.shape
@@ -726,7 +726,7 @@ def _open(out, y, x, dy, dx):
     return not (0 <= y + dy < h and 0 <= x + dx < w and out[y + dy, x + dx] != 0)
 
 
-@primitive(cost=2, shape="keep", kernel=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def spiral(g: Grid) -> Grid | None:
     """On an empty grid, a marker spiral from the top left corner clockwise inwards, a gap of one between its turns."""
     h, w = g.shape

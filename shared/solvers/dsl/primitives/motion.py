@@ -633,7 +633,7 @@ def lift_objects(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def into_block(g: Grid) -> Grid | None:
     """Every lone cell moves onto the nearest cell of the one solid one-colour block (of 4+ cells), painting it."""
     h, w = g.shape

@@ -2,8 +2,10 @@
 
 A primitive is registered once with the argument tuples it is tried with (parameters baked
 in, icecuber style: `scale_up(x, 2)` and `scale_up(x, 3)` are two ops). `params="colours"`
-means one op per non-zero colour seen in the task. `first=True` limits a slow primitive to the
-task input (never after another step). `search=False`
+means one op per non-zero colour seen in the task. `first=True` limits a primitive to the task
+input (never after another step): a slow one, or one that reads an arrangement only a raw input
+holds (markers to draw from, an empty grid to draw on); each such op the deeper levels skip leaves
+them more time for the rest. `search=False`
 marks primitives that take learned arguments (a colour map, a rule table); the search fits
 those itself rather than enumerating them.
 `shape` says whether a grid primitive keeps or always changes its input's shape: the search
@@ -45,7 +47,7 @@ class Primitive:
     search: bool
     family: str
     shape: str  # "keep": output shape = input shape; "change": never equal; "any"
-    first: bool = False  # applied to the task input only (a slow step that rarely helps later)
+    first: bool = False  # applied to the task input only (slow, or reads what only a raw input holds)
     kernel: Callable | None = None  # the compiled kernel behind `fn`, for the search core
 
 

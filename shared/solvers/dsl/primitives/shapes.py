@@ -439,7 +439,7 @@ def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="change", kernel=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def assemble_corners(g: Grid) -> Grid | None:
     """Four shapes of one box size, each filling one corner of its box (not the opposite), fitted in those corners."""
     h, w = g.shape
