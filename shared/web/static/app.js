@@ -525,18 +525,16 @@ async function openTask(name, id) {
     const set = state.sets.get(name);
     if (!set) throw new Error(`no task set ${name} on this page`);
     if ($("set-picker").value !== name || !set.ids) await chooseSet(name);
-    let ok;
+    let answer;
     if (set.tasks) {
       if (!set.tasks[id]) throw new Error(`task ${id} is not in ${name}`);
-      if (request !== state.taskRequests) return;
-      ok = loadTask(set.tasks[id], id, null, name);
+      answer = { task: set.tasks[id], id };
     } else {
-      const answer = await getJson(`api/task?set=${encodeURIComponent(name)}&id=${encodeURIComponent(id)}`);
-      if (request !== state.taskRequests) return;
-      ok = loadTask(answer.task, answer.id, null, name);
+      answer = await getJson(`api/task?set=${encodeURIComponent(name)}&id=${encodeURIComponent(id)}`);
     }
+    if (request !== state.taskRequests) return;
     state.wantedTask = null;
-    if (!ok) return;
+    if (!loadTask(answer.task, answer.id, null, name)) return;
     state.hash = `#task=${name}/${id}`;
     if (location.hash !== state.hash) history.replaceState(null, "", state.hash);
     showView("solve");
