@@ -534,6 +534,8 @@ def test_cell_features_are_small_per_cell_values():
     r = cell_features(ring)
     assert r["objholes"][0, 0] == 1 and r["objholes"][0, 3] == 0 and r["objholes"][1, 1] == 0
     assert r["mixc"][0, 0] == 4 and r["mixc"][0, 3] == 5 and r["mixc"][2, 4] == 0 and r["mixc"][1, 1] == 0
+    # the hole holds one cell (odd: 2); the open background holds four (even: 1); walls have none
+    assert r["hole"][1, 1] == 1 and r["roompar"][1, 1] == 2 and r["roompar"][1, 3] == 1 and r["roompar"][0, 0] == 0
 
 
 def test_gravity_and_rays_match_a_cell_by_cell_reference():
