@@ -29,7 +29,8 @@ _RAYS = ("ray_s", "ray_w", "ray_n", "ray_e")  # the order `_first_seen` gives: d
 # every feature, simplest first (the fit tries subsets in this order); values stay below 16
 _DIAGONAL_RAYS = ("ray_se", "ray_sw", "ray_nw", "ray_ne")
 CELL_FEATURES = ("colour", "nz", "crank", "nmask", "dmask", "samemask", "raymask", "n", "s", "w", "e", "nbrs",
-                 "nbrs4", "hole", "room", "roompar", "objsize", "big", "small", "objedge", "objholes", "boxin", "mixc",
+                 "nbrs4", "hole", "room", "roompar", "objsize", "big", "small", "objedge", "objholes", "objy", "objx",
+                 "boxin", "mixc",
                  *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
                  "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
                  "edge", "ncol", "nw", "ne", "sw", "se", "same8", *_DIAGONAL_RAYS, "touch", "touchc")
@@ -40,10 +41,11 @@ COLOUR_FEATURES = ("colour", "n", "s", "w", "e", "mixc", *_RAYS, "hbetween", "vb
 
 def _objects(g: Grid) -> tuple[np.ndarray, ...]:
     """Per cell: size of its one-colour 8-connected object (capped at 6), rank from the largest and
-    the smallest (1-3), whether the object touches the edge, and its holes (capped at 3); 0 on
-    background."""
+    the smallest (1-3), whether the object touches the edge, its holes (capped at 3), and where the
+    cell lies in the object's box down and across (1: before the middle, 2: on it, 3: after it); 0
+    on background."""
     h, w = g.shape
-    size, big, small, edge, holes = (np.zeros((h, w), dtype=np.uint8) for _ in range(5))
+    size, big, small, edge, holes, oy, ox = (np.zeros((h, w), dtype=np.uint8) for _ in range(7))
     comps = components(g, True, True)
     sizes = sorted({len(ys) for ys, _ in comps}, reverse=True)
     for ys, xs in comps:
@@ -54,7 +56,9 @@ def _objects(g: Grid) -> tuple[np.ndarray, ...]:
         edge[ys, xs] = 1 + int(ys.min() == 0 or xs.min() == 0 or ys.max() == h - 1 or xs.max() == w - 1)
         if n >= 8:  # a hole needs a ring of 8 cells at least
             holes[ys, xs] = min(_holes(_mask(ys, xs)), 3)
-    return size, big, small, edge, holes
+        oy[ys, xs] = 2 + np.sign(2 * ys - ys.min() - ys.max())
+        ox[ys, xs] = 2 + np.sign(2 * xs - xs.min() - xs.max())
+    return size, big, small, edge, holes, oy, ox
 
 
 def _mixed(g: Grid) -> np.ndarray:
@@ -151,7 +155,7 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
                      for dy, dx in list(_OFFSETS.values())[:4])
     f["same8"] = sum((p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] == g).astype(np.uint8) for dy, dx in _OFFSETS.values())
     f["hole"], f["room"], f["roompar"] = _background(g)
-    f["objsize"], f["big"], f["small"], f["objedge"], f["objholes"] = _objects(g)
+    f["objsize"], f["big"], f["small"], f["objedge"], f["objholes"], f["objy"], f["objx"] = _objects(g)
     f["mixc"] = _mixed(g)
     seen = _first_seen(g)
     for k, name in enumerate(_RAYS):
