@@ -35,6 +35,7 @@ from shared.solvers.dsl.fit import (
     fit_lookup,
     fit_object_stamp,
     fit_overlay_order,
+    fit_panels,
     fit_part_table,
     fit_recolor,
     fit_recolor_objects,
@@ -44,7 +45,16 @@ from shared.solvers.dsl.fit import (
     local_rule_kinds,
 )
 from shared.solvers.dsl.primitives.cellrule import cell_rule
-from shared.solvers.dsl.primitives.learned import arrange, crop_at, extend_pattern, local_rule, lookup, recolor, stamp
+from shared.solvers.dsl.primitives.learned import (
+    arrange,
+    crop_at,
+    extend_pattern,
+    fill_panels,
+    local_rule,
+    lookup,
+    recolor,
+    stamp,
+)
 from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object, select_part
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, Grid
@@ -226,6 +236,8 @@ FITTERS: tuple[Fitter, ...] = (
            lambda c, mapping: c + 1 + 0.3 * len(mapping), recolor=True),
     Fitter("select_object", "resizing", _select_object, select_object, "fitted", lambda c, *args: c + 2,
            when=_shrinks, quota="select"),
+    Fitter("fill_panels", "sized", _layout(fit_panels), fill_panels, "fitted",
+           lambda c, layout: c + 1 + 0.3 * len(layout)),
     Fitter("recolor", "sized", _recolor, recolor, "fitted", lambda c, mapping: c + 0.5 + 0.3 * len(mapping),
            final=True),
     Fitter("recolor_objects", "sized", _recolor_objects, recolor_objects, "fitted",

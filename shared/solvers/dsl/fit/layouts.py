@@ -2,7 +2,8 @@
 
 `fit_arrange`, `fit_extend` and `fit_crop` match the outputs' nonzero pattern (arrange, extend) or
 cells (crop); the search then fits a recolour of the built grids as an optional second step.
-`fit_lookup` maps whole values to whole outputs when demo values repeat.
+`fit_lookup` maps whole values to whole outputs when demo values repeat. `fit_panels` keeps the
+size: the panels between separator lines become turns and mirrors of the fullest one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from shared.solvers.dsl.fit.common import same
-from shared.solvers.dsl.primitives.learned import crop_at, extend_pattern, grid_key
+from shared.solvers.dsl.primitives.learned import _d8, crop_at, extend_pattern, grid_key, panel_boxes
 from shared.solvers.dsl.types import Grid
 
 
@@ -90,3 +91,35 @@ def fit_lookup(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> di
     if len(table) == len(values) or any(grid_key(t) not in table for t in tests):
         return None
     return table
+
+
+def fit_panels(values: list[Grid], outputs: list[Grid]) -> tuple | None:
+    """(layout,) when every output is its value with each panel between the separator lines kept
+    (-1) or replaced by one dihedral move (0-7) of the fullest panel, the same move per place."""
+    layout = None
+    for v, o in zip(values, outputs, strict=True):
+        boxes, source = panel_boxes(v)
+        if source < 0 or layout is not None and len(boxes) != len(layout):
+            return None
+        if not np.array_equal(_outside(v, boxes), _outside(o, boxes)):
+            return None
+        a, p, b, q = boxes[source]
+        src = v[a:b, p:q]
+        options = layout or [[-1, *range(8)] for _ in boxes]
+        for i, (a, p, b, q) in enumerate(boxes):
+            want = o[a:b, p:q]
+            options[i] = [k for k in options[i] if same(v[a:b, p:q] if k < 0 else _d8(src, k), want)]
+            if not options[i]:
+                return None
+        layout = options
+    picked = tuple(ks[0] for ks in layout)
+    # a layout that keeps every panel, or only puts the fullest back where it was, changes nothing
+    return None if all(k < 0 for k in picked) else (picked,)
+
+
+def _outside(g: Grid, boxes: list) -> Grid:
+    """g with its panels blanked: the separator lines, which the panels' fill leaves as they are."""
+    out = g.copy()
+    for a, p, b, q in boxes:
+        out[a:b, p:q] = 0
+    return out

@@ -14,8 +14,9 @@ from shared.grids import d8, d8_inverse
 from shared.solvers.dsl.primitives.colour import _paint
 from shared.solvers.dsl.primitives.geometry import smallest_period
 from shared.solvers.dsl.primitives.objects import components
+from shared.solvers.dsl.primitives.parts import _cuts
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import MARKER, Grid
+from shared.solvers.dsl.types import MARKER, MAX_PARTS, Grid
 
 OUTSIDE = 15  # the colour a neighbourhood sees beyond the edge of the grid
 
@@ -184,6 +185,37 @@ def arrange(g: Grid, ry: int, rx: int, layout: tuple) -> Grid | None:
         if k >= 0:
             y, x = divmod(i, rx)
             out[y * h:(y + 1) * h, x * w:(x + 1) * w] = _d8(g, k)
+    return out
+
+
+def panel_boxes(g: Grid) -> tuple[list[tuple[int, int, int, int]], int]:
+    """The panels between g's full separator lines, as (top, left, bottom, right) boxes in reading
+    order, and which one is the source: the panel with the most non-zero cells (-1 on a tie or
+    with no separators)."""
+    ry, rx = _cuts(np.ascontiguousarray(g, dtype=np.uint8), MAX_PARTS)
+    boxes = [(a, p, b, q) for a, b in ry.tolist() for p, q in rx.tolist()]
+    if len(boxes) < 2:
+        return [], -1
+    filled = [int(np.count_nonzero(g[a:b, p:q])) for a, p, b, q in boxes]
+    best = max(filled)
+    return boxes, filled.index(best) if best and filled.count(best) == 1 else -1
+
+
+@primitive(search=False)
+def fill_panels(g: Grid, layout: tuple) -> Grid | None:
+    """Each panel between g's separator lines kept (-1) or made a dihedral move (0-7) of the fullest panel."""
+    boxes, source = panel_boxes(g)
+    if len(boxes) != len(layout) or source < 0:
+        return None
+    a, p, b, q = boxes[source]
+    src = g[a:b, p:q]
+    out = g.copy()
+    for (a, p, b, q), k in zip(boxes, layout, strict=True):
+        if k >= 0:
+            moved = _d8(src, k)
+            if moved.shape != (b - a, q - p):
+                return None
+            out[a:b, p:q] = moved
     return out
 
 
