@@ -579,30 +579,6 @@ def test_pieces_drop_a_layer_the_demos_do_not_need_and_keep_the_greedy_s_layerin
         assert np.array_equal(C.clear_outside(full.demo[d], shape.demo[d]), o)
 
 
-def test_pieces_offer_a_twin_layer_the_demos_cannot_tell_apart_after_the_greedy_s_layerings():
-    from shared.solvers.dsl import combine as C
-
-    outs = [np.array([[1, 2, 0, 0]], np.uint8), np.array([[1, 2, 0, 0]], np.uint8)]
-    left = _layer_state([1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0], 1.0)
-    right = _layer_state([0, 2, 0, 0], [0, 2, 0, 0], [0, 2, 0, 0], 1.0)
-    # the same as `right` on both demos, another cell on the test: only the test tells them apart
-    twin = _layer_state([0, 2, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0], 3.0)
-    # paints a demo cell wrong: not a twin of anything
-    other = _layer_state([0, 2, 2, 0], [0, 2, 0, 0], [0, 2, 0, 0], 0.5)
-    layers = C._Layers(outs)
-    layers.add_grids([left, right, twin, other])
-    got = layers.stacks(6, time.monotonic() + 10)
-    assert got[0] in ([(0, None), (1, None)], [(1, None), (0, None)])
-    assert got[-1] == [(r, c) if r != 1 else (2, c) for r, c in got[0]]  # the twin, after every greedy layering
-    assert all((2, None) not in chosen for chosen in got[:-1])
-    for d, o in enumerate(outs):  # the twin layering explains every demo too
-        canvas = np.zeros_like(o)
-        for row, _ in got[-1]:
-            top = [left, right, twin, other][row].demo[d]
-            canvas = np.where(top != 0, top, canvas)
-        assert np.array_equal(canvas, o)
-
-
 def test_fit_panels_learns_the_turn_of_the_fullest_panel_for_each_place():
     from shared.solvers.dsl.fit import fit_panels
 

@@ -35,7 +35,6 @@ MAX_PIECES = 6
 CLEAR = -2  # a layer's mode: its zero cells clear what is below (its other cells let it show)
 MAX_CORE_POOL = 300_000  # the core's sized states considered, in the order it made them (shallow first)
 CHUNK = 20_000           # core states turned into bitsets between two looks at the clock
-TWINS = 4                # per layer of a layering, the alternatives offered that only the test tells apart
 
 
 @njit
@@ -246,7 +245,7 @@ class _Layers:
         cares = [np.full(self.n_words, ~np.uint64(0), dtype=np.uint64)]  # every cell, as `_stack` reads it
         if n_demo > 1:
             cares += [_pack((self.demo_of == d)[None, :], self.n_words)[0].copy() for d in range(n_demo)]
-        out, twinned = [], []
+        out = []
         open_start = _pack(np.ones((1, len(self.target)), dtype=bool), self.n_words)[0]
         for k, care in enumerate(cares):
             if k and time.monotonic() > deadline:
@@ -259,20 +258,12 @@ class _Layers:
                 continue
             top_down = list(zip(layers[:n].tolist(), colours[:n].tolist(), strict=True))
             kept = _pruned(top_down, paint, wrong, same, nonzero, cost, open_start)
-            if k == 0:  # offered after every greedy layering: on a tie of cost, those come first
-                twinned = _with_twins(kept, paint, wrong, clean, cost)
             for picked in (kept, top_down):  # the same twice when nothing was dropped: kept once
-                self._add(out, rows, picked)
-        for picked in twinned:
-            self._add(out, rows, picked)
+                chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
+                          for i, c in reversed(picked)]
+                if chosen not in out:
+                    out.append(chosen)
         return out
-
-    def _add(self, out: list, rows: np.ndarray, top_down: list) -> None:
-        """Append a layering (top first, over `rows`) to `out` bottom first, as (row, colour), once."""
-        chosen = [(int(rows[i]), CLEAR if c == CLEAR else None if c < 0 else self.palette[c])
-                  for i, c in reversed(top_down)]
-        if chosen not in out:
-            out.append(chosen)
 
 
 def _explains(top_down, paint, wrong, same, nonzero, open_start) -> bool:
@@ -303,23 +294,6 @@ def _pruned(top_down, paint, wrong, same, nonzero, cost, open_start) -> list:
                 and _explains(rest, paint, wrong, same, nonzero, open_start):
             kept = rest
     return kept
-
-
-def _with_twins(top_down: list, paint, wrong, clean, cost, per_layer: int = TWINS) -> list[list]:
-    """The layering with one layer swapped for a twin: another state the demos cannot tell from it
-    (the same cells painted and, used as it is, the same cells wrong) but with another test image,
-    as 4- and 8-connected readings of objects are when no demo joins two cells at a corner. The
-    demos leave the choice open, so the cheapest twins of each layer are answers too."""
-    out = []
-    for pos, (row, colour) in enumerate(top_down):
-        alike = (paint == paint[row]).all(axis=1)
-        if colour == -1:  # as it is: its colours count, and its test image must hold real ones
-            alike &= (wrong == wrong[row]).all(axis=1) & clean
-        alike[row] = False
-        twins = np.nonzero(alike)[0]
-        for twin in twins[np.argsort(cost[twins], kind="stable")][:per_layer].tolist():
-            out.append(top_down[:pos] + [(twin, colour)] + top_down[pos + 1:])
-    return out
 
 
 def combine(search: Search, deadline: float, core=None) -> list[Candidate]:
