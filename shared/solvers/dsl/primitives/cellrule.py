@@ -29,7 +29,7 @@ _RAYS = ("ray_s", "ray_w", "ray_n", "ray_e")  # the order `_first_seen` gives: d
 # every feature, simplest first (the fit tries subsets in this order); values stay below 16
 _DIAGONAL_RAYS = ("ray_se", "ray_sw", "ray_nw", "ray_ne")
 CELL_FEATURES = ("colour", "nz", "crank", "nmask", "dmask", "samemask", "raymask", "n", "s", "w", "e", "nbrs",
-                 "nbrs4", "hole", "room", "roompar", "objsize", "big", "small", "objedge", "objholes", "objy", "objx",
+                 "nbrs4", "hole", "room", "objsize", "big", "small", "objedge", "objholes", "objy", "objx",
                  "boxin", "mixc",
                  *_RAYS, "hbetween", "vbetween", "rowc", "colc", "rowsame", "colsame", "top", "bottom",
                  "left", "right", "band_y", "band_x", "band_ry", "band_rx", "y2", "x2", "ry2", "rx2", "y3", "x3",
@@ -78,16 +78,14 @@ def _mixed(g: Grid) -> np.ndarray:
 
 
 def _background(g: Grid) -> tuple[np.ndarray, np.ndarray]:
-    """On background cells: 1 where no 4-connected path of background joins them to the edge, the
-    size of their 4-connected background region (capped at 9), and 1 + that size's parity."""
+    """On background cells: 1 where no 4-connected path of background joins them to the edge, and
+    the size of their 4-connected background region (capped at 9)."""
     lab, _ = ndimage.label(g == 0)
     outside = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
     holes = ((lab > 0) & ~np.isin(lab, outside)).astype(np.uint8)
-    counts = np.bincount(lab.ravel())
-    sizes = np.minimum(counts, 9).astype(np.uint8)
-    parity = (1 + counts % 2).astype(np.uint8)
-    sizes[0] = parity[0] = 0
-    return holes, sizes[lab], parity[lab]
+    sizes = np.minimum(np.bincount(lab.ravel()), 9).astype(np.uint8)
+    sizes[0] = 0
+    return holes, sizes[lab]
 
 
 def _in_boxes(g: Grid) -> np.ndarray:
@@ -154,7 +152,7 @@ def cell_features(g: Grid) -> dict[str, np.ndarray]:
     f["nbrs4"] = sum(nz[1 + dy:1 + dy + h, 1 + dx:1 + dx + w].astype(np.uint8)
                      for dy, dx in list(_OFFSETS.values())[:4])
     f["same8"] = sum((p[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] == g).astype(np.uint8) for dy, dx in _OFFSETS.values())
-    f["hole"], f["room"], f["roompar"] = _background(g)
+    f["hole"], f["room"] = _background(g)
     f["objsize"], f["big"], f["small"], f["objedge"], f["objholes"], f["objy"], f["objx"] = _objects(g)
     f["mixc"] = _mixed(g)
     seen = _first_seen(g)
