@@ -105,16 +105,28 @@ def fit_panels(values: list[Grid], outputs: list[Grid]) -> tuple | None:
             return None
         a, p, b, q = boxes[source]
         src = v[a:b, p:q]
+        filled = np.count_nonzero(src)
         options = layout or [[-1, *range(8)] for _ in boxes]
         for i, (a, p, b, q) in enumerate(boxes):
             want = o[a:b, p:q]
-            options[i] = [k for k in options[i] if same(v[a:b, p:q] if k < 0 else _d8(src, k), want)]
+            # a move keeps the source's count of filled cells, and its shape turned or not: cheap
+            # refusals before any move is made
+            moves = np.count_nonzero(want) == filled
+            options[i] = [k for k in options[i] if (same(v[a:b, p:q], want) if k < 0 else
+                                                    moves and _turned(src.shape, k) == want.shape
+                                                    and same(_d8(src, k), want))]
             if not options[i]:
                 return None
         layout = options
     picked = tuple(ks[0] for ks in layout)
     # a layout that keeps every panel, or only puts the fullest back where it was, changes nothing
     return None if all(k < 0 for k in picked) else (picked,)
+
+
+def _turned(shape: tuple, k: int) -> tuple:
+    """The shape of dihedral move k (`_d8`) of a grid of this shape: sides swap for a quarter
+    turn, or for a transpose, not for both."""
+    return shape[::-1] if (k >= 4) != (k % 2 == 1) else shape
 
 
 def _outside(g: Grid, boxes: list) -> Grid:
