@@ -12,8 +12,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from shared.grids import d8
 from shared.solvers.dsl.fit.common import same
-from shared.solvers.dsl.primitives.learned import _d8, crop_at, extend_pattern, grid_key, panel_boxes
+from shared.solvers.dsl.primitives.learned import crop_at, extend_pattern, grid_key, panel_boxes
 from shared.solvers.dsl.types import Grid
 
 
@@ -104,29 +105,20 @@ def fit_panels(values: list[Grid], outputs: list[Grid]) -> tuple | None:
         if not np.array_equal(_outside(v, boxes), _outside(o, boxes)):
             return None
         a, p, b, q = boxes[source]
-        src = v[a:b, p:q]
-        filled = np.count_nonzero(src)
+        moves = [d8(v[a:b, p:q], k) for k in range(8)]  # the source's eight moves, made once per demo
+        filled = np.count_nonzero(moves[0])
         options = layout or [[-1, *range(8)] for _ in boxes]
         for i, (a, p, b, q) in enumerate(boxes):
             want = o[a:b, p:q]
-            # a move keeps the source's count of filled cells, and its shape turned or not: cheap
-            # refusals before any move is made
-            moves = np.count_nonzero(want) == filled
-            options[i] = [k for k in options[i] if (same(v[a:b, p:q], want) if k < 0 else
-                                                    moves and _turned(src.shape, k) == want.shape
-                                                    and same(_d8(src, k), want))]
+            movable = np.count_nonzero(want) == filled  # a move keeps the count: a cheap refusal first
+            options[i] = [k for k in options[i] if (k < 0 or movable)
+                          and same(v[a:b, p:q] if k < 0 else moves[k], want)]
             if not options[i]:
                 return None
         layout = options
     picked = tuple(ks[0] for ks in layout)
     # a layout that keeps every panel, or only puts the fullest back where it was, changes nothing
     return None if all(k < 0 for k in picked) else (picked,)
-
-
-def _turned(shape: tuple, k: int) -> tuple:
-    """The shape of dihedral move k (`_d8`) of a grid of this shape: sides swap for a quarter
-    turn, or for a transpose, not for both."""
-    return shape[::-1] if (k >= 4) != (k % 2 == 1) else shape
 
 
 def _outside(g: Grid, boxes: list) -> Grid:

@@ -212,7 +212,7 @@ def fill_panels(g: Grid, layout: tuple) -> Grid | None:
     out = g.copy()
     for (a, p, b, q), k in zip(boxes, layout, strict=True):
         if k >= 0:
-            moved = _d8(src, k)
+            moved = d8(src, k)
             if moved.shape != (b - a, q - p):
                 return None
             out[a:b, p:q] = moved
