@@ -748,3 +748,83 @@ def spiral(g: Grid) -> Grid | None:
             dy, dx = dx, -dy  # a quarter turn clockwise
             turns += 1
     return out
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def band_lines(g: Grid) -> Grid | None:
+    """A lone cell of another colour in a solid band draws a line of its colour across the band's narrow side."""
+    labels, n = label(g, False, True)
+    box = _boxes(labels, n)
+    out = g.copy()
+    hit = False
+    for i in range(1, n + 1):
+        y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2] + 1, box[i, 3] + 1
+        other = (y1 - y0) * (x1 - x0) - box[i, 4]
+        if y1 - y0 == x1 - x0 or other == 0 or other * 4 > box[i, 4]:
+            continue
+        band = g[box[i, 5], box[i, 6]]
+        solid = True
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if labels[y, x] == i:
+                    continue
+                # a cell of another colour: every neighbour inside the box is the band's
+                for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                    ny, nx = y + dy, x + dx
+                    if y0 <= ny < y1 and x0 <= nx < x1 and g[ny, nx] != band:
+                        solid = False
+        if not solid:
+            continue
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if labels[y, x] != i:
+                    if y1 - y0 < x1 - x0:
+                        out[y0:y1, x] = g[y, x]
+                    else:
+                        out[y, x0:x1] = g[y, x]
+                    hit = True
+    return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def zone_diagonals(g: Grid) -> Grid | None:
+    """Diagonal lines through each lone cell, in each zone the colour of the lone cell standing in that zone."""
+    h, w = g.shape
+    to = np.full(256, -1, dtype=np.int64)  # a zone's colour -> the colour its lines take
+    lone = np.zeros((h, w), dtype=np.bool_)
+    seen = np.zeros(256, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            seen[:] = 0
+            k = 0
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    ny, nx = y + dy, x + dx
+                    if (dy != 0 or dx != 0) and 0 <= ny < h and 0 <= nx < w:
+                        seen[g[ny, nx]] += 1
+                        k += 1
+            zone = np.argmax(seen)
+            # a lone cell: none of its colour about it, one zone round most of it
+            if seen[c] > 0 or 2 * seen[zone] <= k:
+                continue
+            if to[zone] >= 0 and to[zone] != c:
+                return empty()
+            to[zone] = c
+            lone[y, x] = True
+    out = g.copy()
+    hit = False
+    for y in range(h):
+        for x in range(w):
+            if not lone[y, x]:
+                continue
+            for dy, dx in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+                ny, nx = y + dy, x + dx
+                while 0 <= ny < h and 0 <= nx < w:
+                    c = to[g[ny, nx]]
+                    if c >= 0 and not lone[ny, nx]:
+                        out[ny, nx] = c
+                        hit = True
+                    ny += dy
+                    nx += dx
+    return out if hit else empty()

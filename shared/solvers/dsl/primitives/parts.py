@@ -613,3 +613,35 @@ def kron_parts(buf, meta) -> Grid | None:
                     if buf[so + y * w + x] != 0:
                         out[i * h + y, j * w + x] = c
     return out
+
+
+@primitive(cost=2, params=((False,), (True,)), shape="keep", first=True, kernel=True)
+def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
+    """Separated panels, as many as a panel's cells: each takes its cell's colour in the emptiest (or fullest) one."""
+    ry, rx = _cuts(g, MAX_PARTS)
+    nr, nc = ry.shape[0], rx.shape[0]
+    if nr * nc < 2:
+        return empty()
+    best, key, ties = -1, -1, 0
+    for i in range(nr):
+        for j in range(nc):
+            if ry[i, 1] - ry[i, 0] != nr or rx[j, 1] - rx[j, 0] != nc:
+                return empty()
+            n = 0
+            for y in range(ry[i, 0], ry[i, 1]):
+                for x in range(rx[j, 0], rx[j, 1]):
+                    if g[y, x] != 0:
+                        n += 1
+            score = n if fullest else nr * nc - n
+            if score > best:
+                best, key, ties = score, i * nc + j, 0
+            elif score == best:
+                ties += 1
+    if ties > 0:
+        return empty()
+    ky, kx = ry[key // nc, 0], rx[key % nc, 0]
+    out = g.copy()
+    for i in range(nr):
+        for j in range(nc):
+            out[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]] = g[ky + i, kx + j]
+    return out
