@@ -509,6 +509,42 @@ def test_object_properties_for_solid_symmetric_and_size_order():
     assert properties(g, "colour8", "size_order") == [0, 2, 1]
 
 
+def test_path_property_tells_bends_branches_and_loops():
+    from shared.solvers.dsl.fit import fit_recolor_objects
+    from shared.solvers.dsl.primitives.props import properties, scene_objects
+
+    # a bar, an L, a U, a T and a ring, apart from each other
+    g = np.zeros((12, 12), dtype=np.uint8)
+    g[0, 0:4] = 3
+    g[2:5, 0] = 3
+    g[4, 0:3] = 3
+    g[6:9, 0] = g[8, 0:3] = g[6:9, 2] = 3
+    g[0, 6:9] = 3
+    g[0:3, 7] = 3
+    g[5:8, 6:9] = 3
+    g[6, 7] = 0
+    assert properties(g, "colour8", "path") == [0, "branched", 1, "closed", 2]  # boxes in reading order
+    # recolour by it: paths by their bends, branched shapes alike
+    colour = {0: 4, 1: 1, 2: 6, "branched": 2, "closed": 7}
+    out = g.copy()
+    for (ys, xs), p in zip(scene_objects(g, "colour8"), properties(g, "colour8", "path"), strict=True):
+        out[ys, xs] = colour[p]
+    # the same five classes drawn as other shapes: no one shape table explains both demos
+    g2 = np.zeros((12, 12), dtype=np.uint8)
+    g2[0:2, 0] = 3
+    g2[3:7, 0] = g2[6, 0:4] = 3
+    g2[0, 5:10] = g2[0:4, 7] = 3
+    g2[8:11, 5] = g2[10, 5:10] = g2[8:11, 9] = 3
+    g2[8:12, 0:4] = 3
+    g2[9:11, 1:3] = 0
+    assert sorted(map(str, properties(g2, "colour8", "path"))) == ["0", "1", "2", "branched", "closed"]
+    out2 = g2.copy()
+    for (ys, xs), p in zip(scene_objects(g2, "colour8"), properties(g2, "colour8", "path"), strict=True):
+        out2[ys, xs] = colour[p]
+    rules = fit_recolor_objects([g, g2], [out, out2], [g])
+    assert rules and rules[0][1] == "path"
+
+
 def _layer_state(a: list, b: list, test: list, cost: float):
     """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace

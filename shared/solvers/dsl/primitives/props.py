@@ -58,7 +58,7 @@ def _rank(value: int, values: list[int]) -> int:
 
 
 PROPERTIES = ("colour", "size", "rank", "holes", "border", "shape_d8", "shape", "height", "width",
-              "repeats", "colour_size", "solid", "symmetric", "size_order")
+              "repeats", "colour_size", "solid", "symmetric", "size_order", "path")
 
 
 def properties(g: Grid, kind: str, prop: str) -> list:
@@ -96,9 +96,25 @@ def properties(g: Grid, kind: str, prop: str) -> list:
     if prop == "size_order":  # 0 for the largest size, 1 for the next, ... (capped at 4)
         sizes = sorted({len(ys) for ys, _ in objs}, reverse=True)
         return [min(sizes.index(len(ys)), 4) for ys, _ in objs]
+    if prop == "path":
+        return [_path(ys, xs) for ys, xs in objs]
     if prop == "colour_size":
         return list(zip(properties(g, kind, "colour"), properties(g, kind, "size"), strict=True))
     raise ValueError(f"unknown object property {prop!r}")
+
+
+def _path(ys: np.ndarray, xs: np.ndarray) -> int | str:
+    """How a thin object runs, by each cell's 4-neighbours in it: "branched" (a cell with 3 or more),
+    "closed" (no end cell), else a path with this many bends (capped at 3)."""
+    m = np.pad(_mask(ys, xs), 1)
+    core = m[1:-1, 1:-1]
+    up, down, left, right = m[:-2, 1:-1], m[2:, 1:-1], m[1:-1, :-2], m[1:-1, 2:]
+    n = up.astype(int) + down + left + right
+    if (core & (n >= 3)).any():
+        return "branched"
+    if not (core & (n == 1)).any():
+        return "closed"
+    return min(int((core & (n == 2) & ((up | down) & (left | right))).sum()), 3)
 
 
 def prop_key(value) -> str:
