@@ -372,6 +372,40 @@ def histogram(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, first=True, kernel=True)
+def largest_bars(g: Grid) -> Grid | None:
+    """A bar per largest one-colour object, left to right by where it starts, as tall as its size, in its colour."""
+    labels, n = label(g, True, True)
+    if n == 0:
+        return empty()
+    h, w = g.shape
+    size = np.zeros(n + 1, dtype=np.int64)
+    left = np.full(n + 1, w, dtype=np.int64)
+    colour = np.zeros(n + 1, dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            if i > 0:
+                size[i] += 1
+                left[i] = min(left[i], x)
+                colour[i] = g[y, x]
+    top = size.max()
+    if top > 30:
+        return empty()
+    k = 0
+    for i in range(1, n + 1):
+        if size[i] == top:
+            k += 1
+    out = np.zeros((top, k), dtype=np.uint8)
+    j = 0
+    for x in range(w):  # by the leftmost column, ties in label (reading) order
+        for i in range(1, n + 1):
+            if size[i] == top and left[i] == x:
+                out[:, j] = colour[i]
+                j += 1
+    return out
+
+
 @njit
 def _other_cells(g, c):
     """The cells of non-zero colours other than c, in reading order: (ys, xs, colours, how many)."""
