@@ -528,6 +528,25 @@ def tile(g: Grid, ry: int, rx: int) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def tile_by_count(g: Grid) -> Grid | None:
+    """As many copies as the grid has non-zero cells, in reading order on a square of side its zero count."""
+    h, w = g.shape
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                n += 1
+    k = h * w - n
+    if n == 0 or n > k * k or h * k > MAX_SIDE or w * k > MAX_SIDE:
+        return empty()
+    out = np.zeros((h * k, w * k), dtype=np.uint8)
+    for i in range(n):
+        ty, tx = (i // k) * h, (i % k) * w
+        out[ty:ty + h, tx:tx + w] = g
+    return out
+
+
 @njit
 def _mirrored(g, across, down, shared):
     """The grid with its left-right mirror appended on the right (across) and the whole mirrored below (down);
