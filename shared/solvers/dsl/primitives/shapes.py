@@ -13,7 +13,7 @@ from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
 from shared.solvers.dsl.primitives.kernels import cells_box, empty, label, object_cells
 from shared.solvers.dsl.primitives.registry import MOVE, SCALE, WORDS, primitive
-from shared.solvers.dsl.types import MARKER, Grid
+from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
 
 @njit
@@ -479,3 +479,40 @@ def assemble_corners(g: Grid) -> Grid | None:
             y, x = cells[j] // w, cells[j] % w
             out[bh * (q // 2) + y - y0s[i], bw * (q % 2) + x - x0s[i]] = g[y, x]
     return out
+
+
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def join_two(g: Grid) -> Grid | None:
+    """Two shapes, only moved, fitted together into the one filled rectangle they make."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if n != 2:
+        return empty()
+    ay0, ay1, ax0, ax1 = cells_box(cells, start[0], start[1], w)
+    by0, by1, bx0, bx1 = cells_box(cells, start[1], start[2], w)
+    ah, aw, bh, bw = ay1 - ay0 + 1, ax1 - ax0 + 1, by1 - by0 + 1, bx1 - bx0 + 1
+    total = start[2] - start[0]
+    found = 0
+    best = empty()
+    for dy in range(-bh, ah + 1):  # where B's box goes, from A's box's top left
+        for dx in range(-bw, aw + 1):
+            uy, ux = min(0, dy), min(0, dx)
+            uh, uw = max(ah, dy + bh) - uy, max(aw, dx + bw) - ux
+            if uh * uw != total or uh > MAX_SIDE or uw > MAX_SIDE:
+                continue
+            out = np.zeros((uh, uw), dtype=np.uint8)
+            ok = True
+            for j in range(start[0], start[2]):
+                y, x = cells[j] // w, cells[j] % w
+                if j < start[1]:
+                    yy, xx = y - ay0 - uy, x - ax0 - ux
+                else:
+                    yy, xx = y - by0 + dy - uy, x - bx0 + dx - ux
+                if out[yy, xx] != 0:
+                    ok = False
+                    break
+                out[yy, xx] = g[y, x]
+            if ok:
+                found += 1
+                best = out
+    return best if found == 1 else empty()
