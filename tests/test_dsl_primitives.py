@@ -418,6 +418,9 @@ CASES = {
     "split_halves": [(TWO, (), (LEFT, RIGHT)), (TWO.T.copy(), (), (LEFT.T.copy(), RIGHT.T.copy())),
                      (G([1, 2, 3, 4]), (), (G([1, 2]), G([3, 4]))), (SQ, (), None)],
     "overlay": [(PARTS, (), G([1, 2], [1, 1])), ((G([1, 1]), G([2, 0])), (), G([2, 1]))],
+    "overlay_centred": [((G([0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0]), G([4, 0, 4, 0], [0, 0, 0, 0], [4, 0, 4, 0])), (),
+                         G([4, 0, 4], [0, 2, 0], [4, 0, 4])),
+                        ((G([1, 1]), G([0, 2])), (), None)],  # a 1 x 1 content cannot centre on a 1 x 2 box
     "overlay_reversed": [((G([1, 1]), G([2, 0])), (), G([1, 1]))],
     "and_parts": [(PARTS, (), G([0, 0], [0, 0])), ((LEFT, RIGHT), (), G([M, 0, 0], [0, 0, 0])),
                   ((G([1, 1]), G([1, 0]), G([1, 1])), (), G([M, 0]))],

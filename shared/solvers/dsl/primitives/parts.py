@@ -436,6 +436,43 @@ def overlay(buf, meta) -> Grid | None:
     return _paint(buf, meta, False)
 
 
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def overlay_centred(buf, meta) -> Grid | None:
+    """Each part's content cropped and centred on the largest box, painted largest box first."""
+    n = meta.shape[0]
+    box = np.zeros((n, 4), dtype=np.int64)  # top, left, height, width of each part's content
+    big_h, big_w, k = 0, 0, 0
+    for i in range(n):
+        off, h, w = meta[i, 0], meta[i, 1], meta[i, 2]
+        y0, x0, y1, x1 = h, w, -1, -1
+        for y in range(h):
+            for x in range(w):
+                if buf[off + y * w + x] != 0:
+                    y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+        if y1 < 0:
+            continue
+        box[i] = (y0, x0, y1 - y0 + 1, x1 - x0 + 1)
+        big_h, big_w, k = max(big_h, y1 - y0 + 1), max(big_w, x1 - x0 + 1), k + 1
+    if k < 2:
+        return empty()
+    for i in range(n):
+        if box[i, 2] > 0 and ((big_h - box[i, 2]) % 2 or (big_w - box[i, 3]) % 2):
+            return empty()
+    out = np.zeros((big_h, big_w), dtype=np.uint8)
+    order = np.argsort(-box[:, 2] * box[:, 3], kind="mergesort")
+    for i in order:
+        if box[i, 2] == 0:
+            continue
+        off, w = meta[i, 0], meta[i, 2]
+        dy, dx = (big_h - box[i, 2]) // 2, (big_w - box[i, 3]) // 2
+        for y in range(box[i, 2]):
+            for x in range(box[i, 3]):
+                v = buf[off + (box[i, 0] + y) * w + box[i, 1] + x]
+                if v != 0:
+                    out[dy + y, dx + x] = v
+    return out
+
+
 @primitive(GRIDS, GRID, search=False)
 def overlay_order(parts: Grids, order: tuple) -> Grid | None:
     """Paint the parts in a learned order of their indices, later over earlier (0 is clear)."""
