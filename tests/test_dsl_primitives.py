@@ -139,6 +139,10 @@ CASES = {
                       (G([1, 1, 0]), (), None)],  # two copies, one place
     "join_two": [(G([3, 3, 3, 0, 0], [3, 0, 0, 0, 0], [0, 0, 0, 7, 7]), (), G([3, 3, 3], [3, 7, 7])),
                  (G([3, 3, 0, 0, 7, 7]), (), None)],  # two bars fit end to end either way round
+    "mirror_to_markers": [(G([1, 1, 2, 0], [1, 0, 0, 0]), (), G([1, 1, 2, 2], [1, 0, 0, 2])),
+                          (G([0, 0, 1, 1], [0, 0, 1, 0], [0, 3, 0, 0], [0, 0, 0, 0]), (),  # past the corner: a half turn
+                           G([0, 0, 1, 1], [0, 0, 1, 0], [0, 3, 0, 0], [3, 3, 0, 0])),
+                          (G([1, 1], [1, 0]), (), None)],
     "spiral": [(np.zeros((4, 4), np.uint8), (), G([M, M, M, M], [0, 0, 0, M], [M, M, 0, M], [M, M, M, M])),
                (G([0, 1]), (), None)],
     "mirror_on_edge": [(G([1, 2, 3]), (False,), G([1, 2, 3, 2, 1])),

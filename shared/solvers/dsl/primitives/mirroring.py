@@ -427,3 +427,43 @@ def mirror_around(g: Grid) -> Grid | None:
                 if 0 <= ty < h and 0 <= tx < w and out[ty, tx] == 0:
                     out[ty, tx] = g[y, x]
     return out
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def mirror_to_markers(g: Grid) -> Grid | None:
+    """Each shape mirrored past every lone cell of another colour by its box's side or corner, in that cell's colour."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    out = g.copy()
+    hit = False
+    for i in range(n):
+        tally = np.zeros(256, dtype=np.int64)
+        for j in range(start[i], start[i + 1]):
+            tally[g[cells[j] // w, cells[j] % w]] += 1
+        main = np.argmax(tally)
+        if tally[main] < 2 or tally[main] == start[i + 1] - start[i]:
+            continue
+        y0, x0, y1, x1 = h, w, -1, -1
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            if g[y, x] == main:
+                y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+        for j in range(start[i], start[i + 1]):
+            my, mx = cells[j] // w, cells[j] % w
+            c = g[my, mx]
+            if c == main or tally[c] != 1:
+                continue
+            sy = -1 if my == y0 - 1 else (1 if my == y1 + 1 else (0 if y0 <= my <= y1 else 2))
+            sx = -1 if mx == x0 - 1 else (1 if mx == x1 + 1 else (0 if x0 <= mx <= x1 else 2))
+            if sy == 2 or sx == 2 or (sy == 0 and sx == 0):
+                continue
+            for k in range(start[i], start[i + 1]):
+                y, x = cells[k] // w, cells[k] % w
+                if g[y, x] != main:
+                    continue
+                ny = y if sy == 0 else (2 * y1 + 1 - y if sy == 1 else 2 * y0 - 1 - y)
+                nx = x if sx == 0 else (2 * x1 + 1 - x if sx == 1 else 2 * x0 - 1 - x)
+                if 0 <= ny < h and 0 <= nx < w:
+                    out[ny, nx] = c
+                    hit = True
+    return out if hit else empty()
