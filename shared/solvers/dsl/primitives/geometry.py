@@ -532,12 +532,8 @@ def tile(g: Grid, ry: int, rx: int) -> Grid | None:
 def tile_by_count(g: Grid) -> Grid | None:
     """As many copies as the grid has non-zero cells, in reading order on a square of side its zero count."""
     h, w = g.shape
-    n = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                n += 1
-    k = h * w - n
+    k = counts(g)[0]
+    n = h * w - k
     if n == 0 or n > k * k or h * k > MAX_SIDE or w * k > MAX_SIDE:
         return empty()
     out = np.zeros((h * k, w * k), dtype=np.uint8)
