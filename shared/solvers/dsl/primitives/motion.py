@@ -667,3 +667,26 @@ def into_block(g: Grid) -> Grid | None:
         out[ty, tx] = g[y, x]
         out[y, x] = 0
     return out
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def corners_across(g: Grid) -> Grid | None:
+    """The four cells in the inner corners of the one-colour rectangular frame move out past its opposite corners."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        if y1 - y0 < 3 or x1 - x0 < 3 or y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1:
+            continue
+        if start[i + 1] - start[i] != 2 * (y1 - y0 + x1 - x0):  # just the box's outline
+            continue
+        c = g[y0, x0]
+        inner = np.array([g[y0 + 1, x0 + 1], g[y0 + 1, x1 - 1], g[y1 - 1, x0 + 1], g[y1 - 1, x1 - 1]])
+        if (inner == 0).any() or (inner == c).any():
+            continue
+        out = g.copy()
+        out[y0 + 1, x0 + 1] = out[y0 + 1, x1 - 1] = out[y1 - 1, x0 + 1] = out[y1 - 1, x1 - 1] = 0
+        out[y1 + 1, x1 + 1], out[y1 + 1, x0 - 1] = inner[0], inner[1]
+        out[y0 - 1, x1 + 1], out[y0 - 1, x0 - 1] = inner[2], inner[3]
+        return out
+    return empty()
