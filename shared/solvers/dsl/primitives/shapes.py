@@ -516,3 +516,46 @@ def join_two(g: Grid) -> Grid | None:
                 found += 1
                 best = out
     return best if found == 1 else empty()
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def grow_boxes(g: Grid) -> Grid | None:
+    """A box of a rim round a solid core swaps its two colours and grows arms of the rim's colour as deep as the core."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    out = g.copy()
+    hit = False
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        bh, bw = y1 - y0 + 1, x1 - x0 + 1
+        if bh < 3 or bw < 3 or start[i + 1] - start[i] != bh * bw:
+            continue
+        rim, core = g[y0, x0], g[y0 + 1, x0 + 1]
+        ok = rim != core
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                edge = y == y0 or y == y1 or x == x0 or x == x1
+                if g[y, x] != (rim if edge else core):
+                    ok = False
+        if not ok:
+            continue
+        k = bh - 2  # the core's depth, for the arms above and below
+        j = bw - 2  # and for those to the sides
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                edge = y == y0 or y == y1 or x == x0 or x == x1
+                out[y, x] = core if edge else rim
+        for d in range(1, k + 1):
+            for x in range(x0, x1 + 1):
+                if y0 - d >= 0:
+                    out[y0 - d, x] = rim
+                if y1 + d < h:
+                    out[y1 + d, x] = rim
+        for d in range(1, j + 1):
+            for y in range(y0, y1 + 1):
+                if x0 - d >= 0:
+                    out[y, x0 - d] = rim
+                if x1 + d < w:
+                    out[y, x1 + d] = rim
+        hit = True
+    return out if hit else empty()
