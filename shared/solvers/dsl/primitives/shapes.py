@@ -520,7 +520,7 @@ def join_two(g: Grid) -> Grid | None:
 
 @primitive(cost=2, shape="keep", first=True, kernel=True)
 def grow_boxes(g: Grid) -> Grid | None:
-    """A box of a rim round a solid core swaps its two colours and grows arms of the rim's colour as deep as the core."""
+    """A box of a rim round a solid core swaps its two colours and grows arms of the rim's colour, the core deep."""
     h, w = g.shape
     n, start, cells = object_cells(g, True, False)
     out = g.copy()
