@@ -682,3 +682,19 @@ def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
         for j in range(nc):
             out[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]] = g[ky + i, kx + j]
     return out
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def mark_three_panels(g: Grid) -> Grid | None:
+    """The zeros of the top left, middle and bottom right panels (odd counts each way) marked with three markers."""
+    ry, rx = _cuts(g, MAX_PARTS)
+    nr, nc = ry.shape[0], rx.shape[0]
+    if nr % 2 == 0 or nc % 2 == 0 or nr * nc < 9:
+        return empty()
+    out = g.copy()
+    for k, (i, j) in enumerate(((0, 0), (nr // 2, nc // 2), (nr - 1, nc - 1))):
+        for y in range(ry[i, 0], ry[i, 1]):
+            for x in range(rx[j, 0], rx[j, 1]):
+                if out[y, x] == 0:
+                    out[y, x] = MARKER + k
+    return out
