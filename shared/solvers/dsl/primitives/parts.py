@@ -698,3 +698,28 @@ def mark_three_panels(g: Grid) -> Grid | None:
                 if out[y, x] == 0:
                     out[y, x] = MARKER + k
     return out
+
+
+@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True)
+def route_panel(g: Grid, c: Color) -> Grid | None:
+    """The panel holding the one cell of colour c moves to the panel at that cell's place in it; the rest clear."""
+    ry, rx = _cuts(g, MAX_PARTS)
+    nr, nc = ry.shape[0], rx.shape[0]
+    if nr * nc < 2 or counts(g)[c] != 1:
+        return empty()
+    for i in range(nr):
+        for j in range(nc):
+            if ry[i, 1] - ry[i, 0] != nr or rx[j, 1] - rx[j, 0] != nc:
+                return empty()
+    out = g.copy()
+    for i in range(nr):
+        for j in range(nc):
+            out[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]] = 0
+    for i in range(nr):
+        for j in range(nc):
+            for y in range(nr):
+                for x in range(nc):
+                    if g[ry[i, 0] + y, rx[j, 0] + x] == c:
+                        out[ry[y, 0]:ry[y, 1], rx[x, 0]:rx[x, 1]] = g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]]
+                        return out
+    return empty()
