@@ -652,18 +652,29 @@ def kron_parts(buf, meta) -> Grid | None:
     return out
 
 
+@njit
+def _self_sized(ry, rx):
+    """Whether every panel between the cuts has as many rows as there are rows of panels, and as many columns as
+    columns of panels (a panel can then stand for the layout, one cell per panel)."""
+    for i in range(ry.shape[0]):
+        if ry[i, 1] - ry[i, 0] != ry.shape[0]:
+            return False
+    for j in range(rx.shape[0]):
+        if rx[j, 1] - rx[j, 0] != rx.shape[0]:
+            return False
+    return True
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep", first=True, kernel=True)
 def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
     """Separated panels, as many as a panel's cells: each takes its cell's colour in the emptiest (or fullest) one."""
     ry, rx = _cuts(g, MAX_PARTS)
     nr, nc = ry.shape[0], rx.shape[0]
-    if nr * nc < 2:
+    if nr * nc < 2 or not _self_sized(ry, rx):
         return empty()
     best, key, ties = -1, -1, 0
     for i in range(nr):
         for j in range(nc):
-            if ry[i, 1] - ry[i, 0] != nr or rx[j, 1] - rx[j, 0] != nc:
-                return empty()
             n = 0
             for y in range(ry[i, 0], ry[i, 1]):
                 for x in range(rx[j, 0], rx[j, 1]):
@@ -705,12 +716,8 @@ def route_panel(g: Grid, c: Color) -> Grid | None:
     """The panel holding the one cell of colour c moves to the panel at that cell's place in it; the rest clear."""
     ry, rx = _cuts(g, MAX_PARTS)
     nr, nc = ry.shape[0], rx.shape[0]
-    if nr * nc < 2 or counts(g)[c] != 1:
+    if nr * nc < 2 or counts(g)[c] != 1 or not _self_sized(ry, rx):
         return empty()
-    for i in range(nr):
-        for j in range(nc):
-            if ry[i, 1] - ry[i, 0] != nr or rx[j, 1] - rx[j, 0] != nc:
-                return empty()
     out = g.copy()
     for i in range(nr):
         for j in range(nc):
