@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, new_parts, no_parts
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, new_parts, no_parts, part
 from shared.solvers.dsl.primitives.lines import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
@@ -440,36 +440,27 @@ def overlay(buf, meta) -> Grid | None:
 def overlay_centred(buf, meta) -> Grid | None:
     """Each part's content cropped and centred on the largest box, painted largest box first."""
     n = meta.shape[0]
-    box = np.zeros((n, 4), dtype=np.int64)  # top, left, height, width of each part's content
+    box = np.zeros((n, 4), dtype=np.int64)  # top, left, bottom, right (end-exclusive) of each part's content
     big_h, big_w, k = 0, 0, 0
     for i in range(n):
-        off, h, w = meta[i, 0], meta[i, 1], meta[i, 2]
-        y0, x0, y1, x1 = h, w, -1, -1
-        for y in range(h):
-            for x in range(w):
-                if buf[off + y * w + x] != 0:
-                    y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
-        if y1 < 0:
-            continue
-        box[i] = (y0, x0, y1 - y0 + 1, x1 - x0 + 1)
-        big_h, big_w, k = max(big_h, y1 - y0 + 1), max(big_w, x1 - x0 + 1), k + 1
+        box[i] = bbox_nonzero(part(buf, meta, i))
+        if box[i, 2] > 0:
+            big_h, big_w, k = max(big_h, box[i, 2] - box[i, 0]), max(big_w, box[i, 3] - box[i, 1]), k + 1
     if k < 2:
         return empty()
+    hs, ws = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
     for i in range(n):
-        if box[i, 2] > 0 and ((big_h - box[i, 2]) % 2 or (big_w - box[i, 3]) % 2):
+        if box[i, 2] > 0 and ((big_h - hs[i]) % 2 or (big_w - ws[i]) % 2):
             return empty()
     out = np.zeros((big_h, big_w), dtype=np.uint8)
-    order = np.argsort(-box[:, 2] * box[:, 3], kind="mergesort")
-    for i in order:
-        if box[i, 2] == 0:
-            continue
-        off, w = meta[i, 0], meta[i, 2]
-        dy, dx = (big_h - box[i, 2]) // 2, (big_w - box[i, 3]) // 2
-        for y in range(box[i, 2]):
-            for x in range(box[i, 3]):
-                v = buf[off + (box[i, 0] + y) * w + box[i, 1] + x]
-                if v != 0:
-                    out[dy + y, dx + x] = v
+    for i in np.argsort(-hs * ws, kind="mergesort"):
+        if box[i, 2] > 0:
+            content = part(buf, meta, i)[box[i, 0]:box[i, 2], box[i, 1]:box[i, 3]]
+            view = out[(big_h - hs[i]) // 2:(big_h + hs[i]) // 2, (big_w - ws[i]) // 2:(big_w + ws[i]) // 2]
+            for y in range(hs[i]):
+                for x in range(ws[i]):
+                    if content[y, x] != 0:
+                        view[y, x] = content[y, x]
     return out
 
 
@@ -675,12 +666,8 @@ def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
     best, key, ties = -1, -1, 0
     for i in range(nr):
         for j in range(nc):
-            n = 0
-            for y in range(ry[i, 0], ry[i, 1]):
-                for x in range(rx[j, 0], rx[j, 1]):
-                    if g[y, x] != 0:
-                        n += 1
-            score = n if fullest else nr * nc - n
+            zeros = counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])[0]
+            score = nr * nc - zeros if fullest else zeros
             if score > best:
                 best, key, ties = score, i * nc + j, 0
             elif score == best:

@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import cells_box, empty, label, object_cells
+from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, label, object_cells
 from shared.solvers.dsl.primitives.registry import MOVE, SCALE, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
@@ -531,31 +531,15 @@ def grow_boxes(g: Grid) -> Grid | None:
         if bh < 3 or bw < 3 or start[i + 1] - start[i] != bh * bw:
             continue
         rim, core = g[y0, x0], g[y0 + 1, x0 + 1]
-        ok = rim != core
-        for y in range(y0, y1 + 1):
-            for x in range(x0, x1 + 1):
-                edge = y == y0 or y == y1 or x == x0 or x == x1
-                if g[y, x] != (rim if edge else core):
-                    ok = False
-        if not ok:
+        inside = g[y0 + 1:y1, x0 + 1:x1]
+        if rim == core or (inside != core).any() or counts(g[y0:y1 + 1, x0:x1 + 1])[rim] != bh * bw - inside.size:
             continue
-        k = bh - 2  # the core's depth, for the arms above and below
-        j = bw - 2  # and for those to the sides
-        for y in range(y0, y1 + 1):
-            for x in range(x0, x1 + 1):
-                edge = y == y0 or y == y1 or x == x0 or x == x1
-                out[y, x] = core if edge else rim
-        for d in range(1, k + 1):
-            for x in range(x0, x1 + 1):
-                if y0 - d >= 0:
-                    out[y0 - d, x] = rim
-                if y1 + d < h:
-                    out[y1 + d, x] = rim
-        for d in range(1, j + 1):
-            for y in range(y0, y1 + 1):
-                if x0 - d >= 0:
-                    out[y, x0 - d] = rim
-                if x1 + d < w:
-                    out[y, x1 + d] = rim
+        k, j = bh - 2, bw - 2  # the core's depth: of the arms above and below, and of those to the sides
+        out[y0:y1 + 1, x0:x1 + 1] = core
+        out[y0 + 1:y1, x0 + 1:x1] = rim
+        out[max(y0 - k, 0):y0, x0:x1 + 1] = rim
+        out[y1 + 1:y1 + 1 + k, x0:x1 + 1] = rim
+        out[y0:y1 + 1, max(x0 - j, 0):x0] = rim
+        out[y0:y1 + 1, x1 + 1:x1 + 1 + j] = rim
         hit = True
     return out if hit else empty()
