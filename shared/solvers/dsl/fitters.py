@@ -33,6 +33,7 @@ from shared.solvers.dsl.fit import (
     fit_extend,
     fit_local_rule,
     fit_lookup,
+    fit_move_objects,
     fit_object_stamp,
     fit_overlay_order,
     fit_panels,
@@ -56,7 +57,14 @@ from shared.solvers.dsl.primitives.learned import (
     stamp,
 )
 from shared.solvers.dsl.primitives.parts import overlay_order
-from shared.solvers.dsl.primitives.props import object_stamp, part_table, recolor_objects, select_object, select_part
+from shared.solvers.dsl.primitives.props import (
+    move_objects,
+    object_stamp,
+    part_table,
+    recolor_objects,
+    select_object,
+    select_part,
+)
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, Grid
 
 MAX_RULE_FITS = 60             # local rules are the slowest fit; try them on the cheapest states
@@ -164,6 +172,10 @@ def _recolor_objects(ctx, demo, outputs, test):
     return fit_recolor_objects(demo, outputs, test)
 
 
+def _move_objects(ctx, demo, outputs, test):
+    return fit_move_objects(demo, outputs, test)
+
+
 def _stamp(ctx, demo, outputs, test):
     stamps = fit_stamp(demo, outputs)
     return [] if stamps is None else [(stamps,)]
@@ -241,6 +253,8 @@ FITTERS: tuple[Fitter, ...] = (
     Fitter("recolor", "sized", _recolor, recolor, "fitted", lambda c, mapping: c + 0.5 + 0.3 * len(mapping),
            final=True),
     Fitter("recolor_objects", "sized", _recolor_objects, recolor_objects, "fitted",
+           lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
+    Fitter("move_objects", "sized", _move_objects, move_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",

@@ -4,7 +4,7 @@ Given what a program computes on each demo input (its values) beside the demo ou
 finds the argument of one learned primitive that turns every value into its output exactly, and
 refuses (None, or an empty list) when the test inputs would need something the demos never showed.
 
-- `recolour`: a colour map for the whole grid; a colour per object by one property
+- `recolour`: a colour map for the whole grid; a colour, or a move, per object by one property
 - `rules`: local rules (a table over a neighbourhood) and cell rules (a table over a few cell features)
 - `tree`: the cell tree, a last-resort cell rule grown as a decision tree
 - `stamps`: marks around cells of a colour, or around objects by their box size
@@ -18,7 +18,7 @@ Which fit the search tries on which state, in what order, at what cost, is `dsl.
 
 from shared.solvers.dsl.fit.layouts import fit_arrange, fit_crop, fit_extend, fit_lookup, fit_panels
 from shared.solvers.dsl.fit.parts import fit_overlay_order, fit_part_table
-from shared.solvers.dsl.fit.recolour import fit_recolor, fit_recolor_objects
+from shared.solvers.dsl.fit.recolour import fit_move_objects, fit_recolor, fit_recolor_objects
 from shared.solvers.dsl.fit.rules import fit_cell_rule, fit_local_rule, local_rule_kinds
 from shared.solvers.dsl.fit.select import fit_select_object, fit_select_part
 from shared.solvers.dsl.fit.stamps import fit_object_stamp, fit_stamp
@@ -26,6 +26,7 @@ from shared.solvers.dsl.fit.tree import fit_cell_tree
 
 __all__ = [
     "fit_arrange", "fit_cell_rule", "fit_cell_tree", "fit_crop", "fit_extend", "fit_local_rule", "fit_lookup",
+    "fit_move_objects",
     "fit_object_stamp", "fit_overlay_order", "fit_panels", "fit_part_table", "fit_recolor", "fit_recolor_objects",
     "fit_select_object", "fit_select_part", "fit_stamp", "local_rule_kinds",
 ]

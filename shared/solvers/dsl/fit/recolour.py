@@ -1,8 +1,9 @@
-"""Recolour fits: one colour map for the whole grid, or a colour per object by one of its properties.
+"""Recolour fits: one colour map for the whole grid, or a colour (or a move) per object by one of its properties.
 
 `fit_recolor` is the cheapest finish of a right-sized state, and also the optional second step
 after a resizing layout (its values are the built grids). `fit_recolor_objects` learns a table
-property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise.
+property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise;
+`fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from collections import Counter
 import numpy as np
 
 from shared.solvers.dsl.fit.common import MAX_OBJECTS
-from shared.solvers.dsl.primitives.props import KEEP, OBJECT_KINDS, PROPERTIES, prop_key, properties, scene_objects
+from shared.solvers.dsl.primitives.props import (
+    KEEP,
+    OBJECT_KINDS,
+    PROPERTIES,
+    move_objects,
+    prop_key,
+    properties,
+    scene_objects,
+)
 from shared.solvers.dsl.types import MARKER, Grid
 
 
@@ -104,3 +113,70 @@ def _with_default(table: dict) -> dict | None:
     if m != 1 or n < 3:
         return None
     return {**{k: c for k, c in table.items() if c != common}, "*": common}
+
+
+def _object_steps(v: Grid, o: Grid, objs: list) -> list[set] | None:
+    """Per object of v: the steps (dy, dx) that put its cells, colours and all, on cells of o that hold
+    them (None when some object has none)."""
+    h, w = v.shape
+    per = []
+    for ys, xs in objs:
+        colours = v[ys, xs]
+        ty, tx = np.nonzero(o == colours[0])  # where its first cell can land
+        steps = set()
+        for dy, dx in zip((ty - ys[0]).tolist(), (tx - xs[0]).tolist(), strict=True):
+            ny, nx = ys + dy, xs + dx
+            if ny.min() >= 0 and nx.min() >= 0 and ny.max() < h and nx.max() < w and \
+                    np.array_equal(o[ny, nx], colours):
+                steps.add((dy, dx))
+        if not steps:
+            return None
+        per.append(steps)
+    return per
+
+
+def fit_move_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 1) -> list[tuple]:
+    """(kind, prop, table) rules moving each object by a step (dy, dx) chosen by one property, onto an
+    empty grid, that explain every demo: as `fit_recolor_objects`, some object must move, a test
+    object's property must have been seen, and the table must hold fewer entries than there are objects."""
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    if any(v.shape != o.shape or np.count_nonzero(v) != np.count_nonzero(o)
+           for v, o in zip(values, outputs, strict=True)):
+        return []
+    found = []
+    for kind in OBJECT_KINDS:
+        objs = [scene_objects(v, kind) for v in values]
+        if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
+            continue
+        steps = []
+        for v, o, per in zip(values, outputs, objs, strict=True):
+            s = _object_steps(v, o, per)
+            if s is None:
+                break
+            steps.append(s)
+        else:
+            n_objects = sum(len(per) for per in objs)
+            for prop in PROPERTIES:
+                options: dict[str, set] = {}
+                for v, per in zip(values, steps, strict=True):
+                    for value, ok in zip(properties(v, kind, prop), per, strict=True):
+                        k = prop_key(value)
+                        options[k] = options[k] & ok if k in options else set(ok)
+                if not options or any(not ok for ok in options.values()) or len(options) >= n_objects:
+                    continue
+                # the shortest step of each value (the lowest of equals)
+                table = {k: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)) for k, ok in options.items()}
+                if all(d == (0, 0) for d in table.values()):
+                    continue
+                if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+                    table = _with_default(table)
+                    if table is None:
+                        continue
+                if all(np.array_equal(move_objects(v, kind, prop, table), o)
+                       for v, o in zip(values, outputs, strict=True)):
+                    found.append((kind, prop, table))
+                    if len(found) == limit:
+                        return found
+                    break
+    return found

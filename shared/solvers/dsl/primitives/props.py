@@ -135,6 +135,21 @@ def recolor_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
     return out
 
 
+@primitive(search=False, shape="keep")
+def move_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
+    """Move each object by table[its property] ((dy, dx); "*" for the rest, else refuse) onto an empty grid."""
+    out = np.zeros_like(g)
+    h, w = g.shape
+    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
+        step = table.get(prop_key(value), table.get("*"))
+        if step is None:
+            return None
+        ny, nx = ys + step[0], xs + step[1]
+        inside = (ny >= 0) & (ny < h) & (nx >= 0) & (nx < w)
+        out[ny[inside], nx[inside]] = g[ys[inside], xs[inside]]
+    return out
+
+
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
 
