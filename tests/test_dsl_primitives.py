@@ -357,6 +357,13 @@ CASES = {
                         (SCENE, ("colour8", "size", {"4": 7}), None),
                         (SCENE, ("colour8", "size", {"1": 4, "*": 7}),
                          np.where(SCENE > 2, 7, SCENE // 2 * 4).astype(np.uint8))],
+    "move_objects": [(SCENE, ("colour8", "size", {"4": (0, 0), "1": (-2, 1)}),
+                      G([0, 0, 0, 0, 0, 2], [0, 5, 5, 0, 0, 0], [0, 5, 5, 0, 0, 0], [0, 0, 0, 0, 0, 0],
+                        [0, 0, 3, 3, 3, 0], [0, 0, 0, 3, 0, 0])),
+                     (SCENE, ("colour8", "size", {"4": (0, 0)}), None),
+                     (SCENE, ("colour8", "size", {"1": (0, 0), "*": (1, 0)}),  # the T's stem leaves the grid
+                      G([0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 5, 5, 0, 2, 0], [0, 5, 5, 0, 0, 0],
+                        [0, 0, 0, 0, 0, 0], [0, 0, 3, 3, 3, 0]))],
     "select_object": [(SCENE, ("colour8", "size", "min", False), G([2])),
                       (SCENE, ("colour8", "size", "max", False), None),
                       (SCENE, ("any8", "width", "max", True), G([3, 3, 3], [0, 3, 0])),

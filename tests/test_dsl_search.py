@@ -545,6 +545,36 @@ def test_path_property_tells_bends_branches_and_loops():
     assert rules and rules[0][1] == "path"
 
 
+def test_move_objects_learns_a_step_per_colour_and_refuses_what_the_demos_never_showed():
+    from shared.solvers.dsl.fit import fit_move_objects
+    from shared.solvers.dsl.primitives.props import move_objects
+
+    steps = {1: (0, 2), 2: (-1, 0), 3: (0, 0)}  # colour 1 moves two right, 2 one up, 3 stays
+
+    def scene(cells):
+        g = np.zeros((8, 8), dtype=np.uint8)
+        for y, x, c in cells:
+            g[y, x] = c
+        return g
+
+    def answer(cells):
+        return scene([(y + steps[c][0], x + steps[c][1], c) for y, x, c in cells])
+
+    demos = [[(2, 1, 1), (2, 2, 1), (5, 5, 2), (7, 0, 3)], [(0, 0, 1), (4, 3, 2), (6, 6, 2), (3, 7, 3)]]
+    test = [(6, 2, 1), (3, 3, 2), (1, 5, 3), (7, 4, 2)]
+    rules = fit_move_objects([scene(d) for d in demos], [answer(d) for d in demos], [scene(test)])
+    assert rules
+    kind, prop, table = rules[0]
+    assert prop == "colour" and table == {"(1,)": (0, 2), "(2,)": (-1, 0), "(3,)": (0, 0)}
+    assert same(move_objects(scene(test), *rules[0]), answer(test))
+    # a colour the demos never moved has no step: the primitive refuses it
+    assert move_objects(scene([(1, 1, 4)]), *rules[0]) is None
+    # an output that loses a cell is no move at all
+    lost = answer(demos[0])
+    lost[2, 3] = 0
+    assert fit_move_objects([scene(demos[0])], [lost], [scene(test)]) == []
+
+
 def _layer_state(a: list, b: list, test: list, cost: float):
     """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace
