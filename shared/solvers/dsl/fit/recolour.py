@@ -79,29 +79,39 @@ def fit_recolor_objects(values: list[Grid], outputs: list[Grid], tests: list[Gri
         explained = _object_explanations(values, outputs, kind)
         if explained is None:
             continue
-        n_objects = sum(len(per) for per in explained)
         if max(len(per) for per in explained) > MAX_OBJECTS:
             continue
         for prop in PROPERTIES:
-            options: dict[str, set] = {}
-            for v, per in zip(values, explained, strict=True):
-                for value, ok in zip(properties(v, kind, prop), per, strict=True):
-                    k = prop_key(value)
-                    options[k] = options[k] & ok if k in options else set(ok)
-            if not options or any(not ok for ok in options.values()) or len(options) >= n_objects:
+            table = _property_table(values, explained, tests, kind, prop, lambda ok: KEEP if KEEP in ok else min(ok),
+                                    KEEP)
+            if table is None:
                 continue
-            table = {k: (KEEP if KEEP in ok else min(ok)) for k, ok in options.items()}
-            if all(c == KEEP for c in table.values()):
-                continue
-            if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
-                table = _with_default(table)
-                if table is None:
-                    continue
             found.append((kind, prop, table))
             if len(found) == limit:
                 return found
             break  # the simplest property for this kind of object; another kind may give a second
     return found
+
+
+def _property_table(values: list[Grid], per_object: list[list[set]], tests: list[Grid], kind: str, prop: str,
+                    choose, neutral) -> dict | None:
+    """Property value -> one of the options every object with that value allows (`choose` picks it),
+    or None: when some value allows none, when the table would hold an entry per object (memorising),
+    when every entry is `neutral` (nothing changes), or when a test object's value is unseen and no
+    default covers it (`_with_default`)."""
+    options: dict[str, set] = {}
+    for v, per in zip(values, per_object, strict=True):
+        for value, ok in zip(properties(v, kind, prop), per, strict=True):
+            k = prop_key(value)
+            options[k] = options[k] & ok if k in options else set(ok)
+    if not options or any(not ok for ok in options.values()) or len(options) >= sum(map(len, per_object)):
+        return None
+    table = {k: choose(ok) for k, ok in options.items()}
+    if all(c == neutral for c in table.values()):
+        return None
+    if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+        return _with_default(table)
+    return table
 
 
 def _with_default(table: dict) -> dict | None:
@@ -156,25 +166,12 @@ def fit_move_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
                 break
             steps.append(s)
         else:
-            n_objects = sum(len(per) for per in objs)
             for prop in PROPERTIES:
-                options: dict[str, set] = {}
-                for v, per in zip(values, steps, strict=True):
-                    for value, ok in zip(properties(v, kind, prop), per, strict=True):
-                        k = prop_key(value)
-                        options[k] = options[k] & ok if k in options else set(ok)
-                if not options or any(not ok for ok in options.values()) or len(options) >= n_objects:
-                    continue
                 # the shortest step of each value (the lowest of equals)
-                table = {k: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)) for k, ok in options.items()}
-                if all(d == (0, 0) for d in table.values()):
-                    continue
-                if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
-                    table = _with_default(table)
-                    if table is None:
-                        continue
-                if all(np.array_equal(move_objects(v, kind, prop, table), o)
-                       for v, o in zip(values, outputs, strict=True)):
+                table = _property_table(values, steps, tests, kind, prop,
+                                        lambda ok: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)), (0, 0))
+                if table is not None and all(np.array_equal(move_objects(v, kind, prop, table), o)
+                                             for v, o in zip(values, outputs, strict=True)):
                     found.append((kind, prop, table))
                     if len(found) == limit:
                         return found
