@@ -233,6 +233,9 @@ CASES = {
                      (G([2, 1], [0, 2]), (3,), None)],
     "self_tile_common": [(G([5, 0], [5, 3]), (), G([5, 0, 0, 0], [5, 3, 0, 0], [5, 0, 0, 0], [5, 3, 0, 0]))],
     "self_tile": [(G([1, 0], [0, 1]), (), G([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]))],
+    # each block keeps the cells of its own cell's colour: the 2s where a 2 stands, the 1 where the 1 does
+    "self_tile_own": [(G([2, 1], [0, 2]), (), G([2, 0, 0, 1], [0, 2, 0, 0], [0, 0, 2, 0], [0, 0, 0, 2])),
+                      (np.zeros((11, 2), np.uint8) + 3, (), None)],
     "keep_colour": [(A, (2,), G([0, 2, 0], [0, 0, 0])), (A, (7,), None)],
     "remove_colour": [(A, (2,), G([1, 0, 0], [0, 3, 0]))],
     "keep_major": [(G([1, 1, 2]), (), G([1, 1, 0])), (G([1, 1]), (), None)],

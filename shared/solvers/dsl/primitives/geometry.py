@@ -353,7 +353,7 @@ def _repeat_fits(t, r, p, s):
 @primitive(cost=2, params=(("down",), ("right",)), shape="keep", kernel=True)
 def continue_pattern(g: Grid, way: str) -> Grid | None:
     """Fill the empty rows below the content (or columns right of it) by its repeat, each repeat maybe shifted."""
-    t = np.ascontiguousarray(g.T) if way == RIGHT else g.copy()
+    t = g.T.copy() if way == RIGHT else g.copy()  # a copy either way: ascontiguousarray may return g's own cells
     h, w = t.shape
     r = 0
     for y in range(h):
@@ -630,8 +630,9 @@ def rotate_four(g: Grid) -> Grid | None:
 
 
 @njit
-def _self_tile(g, where):
-    """A copy of g in each block (Y, X) of an h x w grid of blocks where `where[Y, X]`, zeros elsewhere."""
+def _self_tile(g, where, own=False):
+    """A copy of g in each block (Y, X) of an h x w grid of blocks where `where[Y, X]`, zeros elsewhere;
+    with `own`, only the cells of that block's cell's colour."""
     h, w = g.shape
     if h * h > MAX_SIDE or w * w > MAX_SIDE:
         return empty()
@@ -639,9 +640,11 @@ def _self_tile(g, where):
     for by in range(h):
         for bx in range(w):
             if where[by, bx]:
+                c = g[by, bx]
                 for y in range(h):
                     for x in range(w):
-                        out[by * h + y, bx * w + x] = g[y, x]
+                        if not own or g[y, x] == c:
+                            out[by * h + y, bx * w + x] = g[y, x]
     return out
 
 
@@ -649,6 +652,12 @@ def _self_tile(g, where):
 def self_tile(g: Grid) -> Grid | None:
     """Place a copy of the grid wherever a cell is non-zero (a fractal of itself)."""
     return _self_tile(g, g != 0)
+
+
+@primitive(cost=2.5, shape="change", kernel=True)
+def self_tile_own(g: Grid) -> Grid | None:
+    """Place at each non-zero cell a copy of the grid's cells of that cell's colour (zeros elsewhere)."""
+    return _self_tile(g, g != 0, True)
 
 
 @primitive(cost=2.5, shape="change", params="colours", kernel=True)
