@@ -24,6 +24,7 @@ COMMANDS = {
     "throughput": ("shared.train.throughput", "training and generation tokens/s of a profile's model"),
     "gpu-check": ("shared.gpu_check", "the CUDA path end to end: dtype, training, 4-bit, TTT (no hub)"),
     "dsl-bench": ("shared.solvers.dsl.bench", "states per second of the DSL search, time to exhaust depths 2 and 3"),
+    "dsl-headroom": ("shared.solvers.dsl.headroom", "the DSL solver's misses: right answers ranked low, or none found"),
     "play": ("shared.arc3.harness", "play an agent over ARC-AGI-3 games offline (Python >= 3.12, arc-agi, arcengine)"),
 }
 

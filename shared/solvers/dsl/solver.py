@@ -249,6 +249,7 @@ class DslSolver:
         if core_beam < 0:
             raise ValueError(f"core_beam must be 0 (off) or more, got {core_beam}")
         self.core_beam = core_beam  # the states a core that exhausted its depth with time left climbs on from
+        self.last_candidates: list[Candidate] = []  # of the last `solve`
         jit.say_once()
         # compile (or load) before any task's clock starts; without the core too, since loading
         # the core's tables is what brings in the kernels as the Python search calls them (left
@@ -344,11 +345,13 @@ class DslSolver:
                 best_search, best_aug = search, aug
             candidates += [_unaugment(c, aug, tests) for c in cands]
 
-        best = rank(candidates, sizes)
+        best, pool = rank(candidates, sizes), candidates
         if len(best) < 2:
             # too few answers: guesses fill the free attempts
             guesses = [_unaugment(g, best_aug, tests) for g in _guesses(best_search, start + budget_s * GUESS_SHARE)]
-            best = rank(candidates + guesses, sizes) or guesses[:1]
+            pool = candidates + guesses
+            best = rank(pool, sizes) or guesses[:1]
+        self.last_candidates = pool  # everything the attempts were ranked from (`dsl-headroom` reads it)
         attempts = [[c.preds[i] for c in best if c.preds[i] is not None] for i in range(len(task.test))]
         trace.update({
             "program": to_source(best[0].node) if best else "",
