@@ -17,11 +17,12 @@ import multiprocessing as mp
 import sys
 from collections import Counter
 
-import numpy as np
-
+from shared.grids import same
+from shared.scoring import task_solved
 from shared.solvers.dsl.program import to_source
 from shared.solvers.dsl.ranking import rank
 from shared.solvers.dsl.size import predict_sizes
+from shared.solvers.dsl.solver import DslSolver
 from shared.tasks import Task, TaskError, load, strip_test_outputs
 
 DEMO_KINDS = ("exact", "fitted", "rule", "pieces")  # candidates that reproduce every demo (tree and partial: guesses)
@@ -30,20 +31,16 @@ _SOLVER = None  # one per worker process
 
 
 def _right(preds: list, expected: list) -> bool:
-    return all(p is not None and p.shape == e.shape and bool(np.array_equal(p, e))
-               for p, e in zip(preds, expected, strict=True))
+    return all(same(p, e) for p, e in zip(preds, expected, strict=True))
 
 
 def examine(task: Task, budget_s: float, solver=None) -> dict:
     """One task's row: solved (pass@2), how many candidates and distinct answers were ranked, where
     the first right candidate stands in the ranking order (None: none is right), and its kind."""
-    from shared.solvers.dsl.solver import DslSolver
-
     solver = solver or DslSolver()
     expected = [p.output for p in task.test]
     pred = solver.solve(strip_test_outputs(task), budget_s)
-    solved = all(any(np.array_equal(np.asarray(a), e) for a in attempts)
-                 for attempts, e in zip(pred.attempts, expected, strict=True))
+    solved = task_solved(pred.attempts, expected)
     pool = solver.last_candidates
     # the ranking's own order over every candidate (size rule first, then kind and cost), distinct answers once
     order = rank(pool, predict_sizes(task)[1], keep=len(pool) + 1)
@@ -61,8 +58,6 @@ def _work(args) -> dict:
     global _SOLVER
     task, budget_s = args
     if _SOLVER is None:
-        from shared.solvers.dsl.solver import DslSolver
-
         _SOLVER = DslSolver()
     return examine(task, budget_s, _SOLVER)
 
