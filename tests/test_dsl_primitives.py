@@ -367,6 +367,10 @@ CASES = {
                      (SCENE, ("colour8", "size", {"1": (0, 0), "*": (1, 0)}),  # the T's stem leaves the grid
                       G([0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 5, 5, 0, 2, 0], [0, 5, 5, 0, 0, 0],
                         [0, 0, 0, 0, 0, 0], [0, 0, 3, 3, 3, 0]))],
+    "halo_objects": [(SCENE, ("colour8", "size", {"1": 8, "*": -1}),
+                      G([0, 0, 0, 0, 0, 0], [0, 5, 5, 8, 8, 8], [0, 5, 5, 8, 2, 8], [0, 0, 0, 8, 8, 8],
+                        [0, 0, 3, 3, 3, 0], [0, 0, 0, 3, 0, 0])),
+                     (SCENE, ("colour8", "size", {"4": 8}), None)],
     "select_object": [(SCENE, ("colour8", "size", "min", False), G([2])),
                       (SCENE, ("colour8", "size", "max", False), None),
                       (SCENE, ("any8", "width", "max", True), G([3, 3, 3], [0, 3, 0])),

@@ -575,6 +575,41 @@ def test_move_objects_learns_a_step_per_colour_and_refuses_what_the_demos_never_
     assert fit_move_objects([scene(demos[0])], [lost], [scene(test)]) == []
 
 
+def test_halo_objects_rings_what_one_property_picks_and_offers_each_reading_of_the_objects():
+    from shared.solvers.dsl.fit import fit_halo_objects
+    from shared.solvers.dsl.primitives.props import halo_objects
+
+    def scene(cells):
+        g = np.zeros((9, 9), dtype=np.uint8)
+        for y, x in cells:
+            g[y, x] = 2
+        return g
+
+    def answer(cells, pairs):
+        # each pair of side-by-side cells gets a ring of 3s; a lone cell gets none
+        g = scene(cells)
+        for group in pairs:
+            for y, x in group:
+                for dy in (-1, 0, 1):
+                    for dx in (-1, 0, 1):
+                        if 0 <= y + dy < 9 and 0 <= x + dx < 9 and g[y + dy, x + dx] == 0:
+                            g[y + dy, x + dx] = 3
+        return g
+
+    demos = [([(1, 1), (1, 2), (5, 6), (7, 2)], [[(1, 1), (1, 2)]]),
+             ([(2, 5), (3, 5), (6, 1), (0, 8), (7, 7), (8, 7)], [[(2, 5), (3, 5)], [(7, 7), (8, 7)]])]
+    test = [(1, 1), (2, 2), (5, 5), (5, 6)]  # a diagonal pair: one object read 8-connected, two read 4-connected
+    rules = fit_halo_objects([scene(c) for c, _ in demos], [answer(c, p) for c, p in demos], [scene(test)])
+    assert [(kind, prop) for kind, prop, _ in rules] == [("colour8", "size"), ("colour4", "size")]
+    assert all(table == {"1": -1, "2": 3} for _, _, table in rules)
+    assert same(halo_objects(scene(test), *rules[1]), answer(test, [[(5, 5), (5, 6)]]))
+    assert not same(halo_objects(scene(test), *rules[0]), answer(test, [[(5, 5), (5, 6)]]))
+    # an output that changes an object's own cell is no ring
+    changed = answer(*demos[0])
+    changed[1, 1] = 4
+    assert fit_halo_objects([scene(demos[0][0])], [changed], [scene(test)]) == []
+
+
 def _layer_state(a: list, b: list, test: list, cost: float):
     """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace

@@ -31,6 +31,7 @@ from shared.solvers.dsl.fit import (
     fit_cell_rule,
     fit_crop,
     fit_extend,
+    fit_halo_objects,
     fit_local_rule,
     fit_lookup,
     fit_move_objects,
@@ -58,6 +59,7 @@ from shared.solvers.dsl.primitives.learned import (
 )
 from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import (
+    halo_objects,
     move_objects,
     object_stamp,
     part_table,
@@ -176,6 +178,10 @@ def _move_objects(ctx, demo, outputs, test):
     return fit_move_objects(demo, outputs, test)
 
 
+def _halo_objects(ctx, demo, outputs, test):
+    return fit_halo_objects(demo, outputs, test)
+
+
 def _stamp(ctx, demo, outputs, test):
     stamps = fit_stamp(demo, outputs)
     return [] if stamps is None else [(stamps,)]
@@ -255,6 +261,8 @@ FITTERS: tuple[Fitter, ...] = (
     Fitter("recolor_objects", "sized", _recolor_objects, recolor_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("move_objects", "sized", _move_objects, move_objects, "fitted",
+           lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
+    Fitter("halo_objects", "sized", _halo_objects, halo_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",

@@ -3,7 +3,8 @@
 `fit_recolor` is the cheapest finish of a right-sized state, and also the optional second step
 after a resizing layout (its values are the built grids). `fit_recolor_objects` learns a table
 property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise;
-`fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by.
+`fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by, and
+`fit_halo_objects` property value -> the colour of the ring of empty cells round each object.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
     PROPERTIES,
+    halo_objects,
     move_objects,
+    object_ring,
     prop_key,
     properties,
     scene_objects,
@@ -176,4 +179,48 @@ def fit_move_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
                     if len(found) == limit:
                         return found
                     break
+    return found
+
+
+_ANY_COLOUR = frozenset(range(1, 10)) | {KEEP}  # an object with no empty cell round it allows any entry
+
+
+def _ring_options(v: Grid, o: Grid, objs: list) -> list[set]:
+    """Per object of v: {c, KEEP} when o paints its whole ring colour c, else {KEEP} (others may paint part of it)."""
+    per = []
+    for ys, xs in objs:
+        ring = o[object_ring(v, ys, xs)]
+        if not ring.size:
+            per.append(set(_ANY_COLOUR))
+        elif ring[0] != 0 and (ring == ring[0]).all():
+            per.append({int(ring[0]), KEEP})
+        else:
+            per.append({KEEP})
+    return per
+
+
+def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 2) -> list[tuple]:
+    """(kind, prop, table) rules painting the empty cells round each object (its eight neighbours) a colour
+    chosen by one property, that explain every demo; the tables refuse as `fit_recolor_objects`'s do.
+    Kinds of object may read the same demos differently (a diagonal pair is one object or two), so up to
+    `limit` kinds each give their simplest rule."""
+    if any(v.shape != o.shape or (v[v != 0] != o[v != 0]).any() for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    found = []
+    for kind in OBJECT_KINDS:
+        objs = [scene_objects(v, kind) for v in values]
+        if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
+            continue
+        options = [_ring_options(v, o, per) for v, o, per in zip(values, outputs, objs, strict=True)]
+        for prop in PROPERTIES:
+            table = _property_table(values, options, tests, kind, prop,
+                                    lambda ok: min(ok - {KEEP}) if ok - {KEEP} else KEEP, KEEP)
+            if table is not None and all(np.array_equal(halo_objects(v, kind, prop, table), o)
+                                         for v, o in zip(values, outputs, strict=True)):
+                found.append((kind, prop, table))
+                if len(found) == limit:
+                    return found
+                break
     return found

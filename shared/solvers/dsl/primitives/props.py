@@ -1,4 +1,4 @@
-"""Per-object rules learned from the demos: recolour each object by a property, or pick one.
+"""Per-object rules learned from the demos: recolour, move or ring each object by a property, or pick one.
 
 An object here is a connected component of one colour (8- or 4-connected) or of any non-zero
 colours (8-connected). A property is a small hashable fact about one object in its scene
@@ -149,6 +149,33 @@ def move_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
         out[ny[inside], nx[inside]] = g[ys[inside], xs[inside]]
     return out
 
+
+
+def object_ring(g: Grid, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The zero cells of g among the eight neighbours of an object's cells, as (ys, xs)."""
+    h, w = g.shape
+    y0, x0 = max(int(ys.min()) - 1, 0), max(int(xs.min()) - 1, 0)
+    y1, x1 = min(int(ys.max()) + 2, h), min(int(xs.max()) + 2, w)
+    near = np.zeros((y1 - y0 + 2, x1 - x0 + 2), dtype=bool)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            near[ys - y0 + dy, xs - x0 + dx] = True
+    near = near[1:-1, 1:-1] & (g[y0:y1, x0:x1] == 0)
+    ry, rx = np.nonzero(near)
+    return ry + y0, rx + x0
+
+
+@primitive(search=False, shape="keep")
+def halo_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
+    """Paint the empty cells round each object with table[its property] (-1: none; "*" for the rest, else refuse)."""
+    out = g.copy()
+    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
+        colour = table.get(prop_key(value), table.get("*"))
+        if colour is None:
+            return None
+        if colour != KEEP:
+            out[object_ring(g, ys, xs)] = colour
+    return out
 
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
