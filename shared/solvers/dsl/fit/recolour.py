@@ -199,6 +199,13 @@ def _ring_options(v: Grid, o: Grid, objs: list) -> list[set]:
     return per
 
 
+def _next_to_cells(g: Grid) -> np.ndarray:
+    """Where g has a non-zero cell among a cell's eight neighbours."""
+    p = np.pad(g != 0, 1)
+    h, w = g.shape
+    return np.any([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3) if (dy, dx) != (1, 1)], axis=0)
+
+
 def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 2) -> list[tuple]:
     """(kind, prop, table) rules painting the empty cells round each object (its eight neighbours) a colour
     chosen by one property, that explain every demo; the tables refuse as `fit_recolor_objects`'s do.
@@ -208,6 +215,8 @@ def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
         return []
     if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
         return []
+    if any((o != v).any() and not _next_to_cells(v)[o != v].all() for v, o in zip(values, outputs, strict=True)):
+        return []  # a changed cell no object touches
     found = []
     for kind in OBJECT_KINDS:
         objs = [scene_objects(v, kind) for v in values]
