@@ -610,6 +610,38 @@ def test_halo_objects_rings_what_one_property_picks_and_offers_each_reading_of_t
     assert fit_halo_objects([scene(demos[0][0])], [changed], [scene(test)]) == []
 
 
+def test_lines_objects_learns_directions_by_colour_and_which_lines_lie_on_top():
+    from shared.solvers.dsl.fit import fit_lines_objects
+    from shared.solvers.dsl.primitives.props import lines_objects
+
+    def scene(cells):
+        g = np.zeros((7, 7), dtype=np.uint8)
+        for y, x, c in cells:
+            g[y, x] = c
+        return g
+
+    def answer(cells, rows_on_top):
+        # colour 1 draws its row, colour 2 its column, over all but the dots; the later kind lies on top
+        g = scene(cells)
+        for line in ("col", "row") if rows_on_top else ("row", "col"):
+            for y, x, c in cells:
+                if line == "row" and c == 1:
+                    g[y, :] = 1
+                elif line == "col" and c == 2:
+                    g[:, x] = 2
+        return np.where(scene(cells) != 0, scene(cells), g)
+
+    demos = [[(1, 5, 1), (4, 2, 2)], [(2, 1, 2), (5, 4, 1), (3, 6, 1)]]
+    test = [(0, 3, 2), (6, 0, 1), (2, 2, 1)]
+    for rows_on_top, last in ((True, "h"), (False, "v")):
+        rules = fit_lines_objects([scene(d) for d in demos], [answer(d, rows_on_top) for d in demos], [scene(test)])
+        assert rules == [("colour8", "colour", {"(1,)": "lr", "(2,)": "ud"}, last)]
+        assert same(lines_objects(scene(test), *rules[0]), answer(test, rows_on_top))
+    # a colour the demos never showed: no rule
+    assert fit_lines_objects([scene(d) for d in demos], [answer(d, True) for d in demos],
+                             [scene([(3, 3, 4)])]) == []
+
+
 def _layer_state(a: list, b: list, test: list, cost: float):
     """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace

@@ -18,7 +18,13 @@ Which fit the search tries on which state, in what order, at what cost, is `dsl.
 
 from shared.solvers.dsl.fit.layouts import fit_arrange, fit_crop, fit_extend, fit_lookup, fit_panels
 from shared.solvers.dsl.fit.parts import fit_overlay_order, fit_part_table
-from shared.solvers.dsl.fit.recolour import fit_halo_objects, fit_move_objects, fit_recolor, fit_recolor_objects
+from shared.solvers.dsl.fit.recolour import (
+    fit_halo_objects,
+    fit_lines_objects,
+    fit_move_objects,
+    fit_recolor,
+    fit_recolor_objects,
+)
 from shared.solvers.dsl.fit.rules import fit_cell_rule, fit_local_rule, local_rule_kinds
 from shared.solvers.dsl.fit.select import fit_select_object, fit_select_part
 from shared.solvers.dsl.fit.stamps import fit_object_stamp, fit_stamp
@@ -27,6 +33,7 @@ from shared.solvers.dsl.fit.tree import fit_cell_tree
 __all__ = [
     "fit_arrange", "fit_cell_rule", "fit_cell_tree", "fit_crop", "fit_extend", "fit_local_rule", "fit_lookup",
     "fit_halo_objects",
+    "fit_lines_objects",
     "fit_move_objects",
     "fit_object_stamp", "fit_overlay_order", "fit_panels", "fit_part_table", "fit_recolor", "fit_recolor_objects",
     "fit_select_object", "fit_select_part", "fit_stamp", "local_rule_kinds",

@@ -4,7 +4,8 @@
 after a resizing layout (its values are the built grids). `fit_recolor_objects` learns a table
 property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise;
 `fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by, and
-`fit_halo_objects` property value -> the colour of the ring of empty cells round each object.
+`fit_halo_objects` property value -> the colour of the ring of empty cells round each object, and
+`fit_lines_objects` property value -> the directions of the lines drawn from each object to the edge.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from shared.solvers.dsl.primitives.props import (
     OBJECT_KINDS,
     PROPERTIES,
     halo_objects,
+    line_cells,
+    lines_objects,
     move_objects,
     object_ring,
     prop_key,
@@ -233,3 +236,64 @@ def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
                     return found
                 break
     return found
+
+
+def _in_lines(v: Grid, o: Grid) -> bool:
+    """Whether o keeps every non-zero cell of v and changes only cells in a row or a column of one."""
+    set_ = v != 0
+    if (o[set_] != v[set_]).any():
+        return False
+    ys, xs = np.nonzero(o != v)
+    return bool((set_.any(axis=1)[ys] | set_.any(axis=0)[xs]).all())
+
+
+def _line_evidence(v: Grid, o: Grid, objs: list) -> list[tuple[set, set]]:
+    """Per object of v: the directions whose line o shows (some cell of it in the object's colour) and those it
+    allows (every cell on it that v leaves empty is set in o)."""
+    per = []
+    for ys, xs in objs:
+        colour = v[ys[0], xs[0]]
+        shown, allowed = set(), set()
+        for d in "udlr":
+            cells = o[line_cells(v.shape, ys, xs, d) & (v == 0)]
+            if (cells != 0).all():
+                allowed.add(d)
+                if (cells == colour).any():
+                    shown.add(d)
+        per.append((shown, allowed))
+    return per
+
+
+def fit_lines_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> list[tuple]:
+    """(kind, prop, table, last) rules drawing lines from each object to the edge, their directions chosen by
+    one property, that explain every demo. A value's directions are every line some object with it shows, and
+    each of them must be allowed for all such objects (lines cross, so one may hide part of another); a test
+    object's value must have been seen, and the table must hold fewer entries than there are objects."""
+    if any(v.shape != o.shape or not _in_lines(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    for kind in ("colour8", "colour4"):
+        objs = [scene_objects(v, kind) for v in values]
+        if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
+            continue
+        evidence = [_line_evidence(v, o, per) for v, o, per in zip(values, outputs, objs, strict=True)]
+        for prop in PROPERTIES:
+            shown: dict[str, set] = {}
+            allowed: dict[str, set] = {}
+            for v, per in zip(values, evidence, strict=True):
+                for value, (s, a) in zip(properties(v, kind, prop), per, strict=True):
+                    k = prop_key(value)
+                    shown.setdefault(k, set()).update(s)
+                    allowed[k] = allowed[k] & a if k in allowed else set(a)
+            if not any(shown.values()) or any(not shown[k] <= allowed[k] for k in shown) or \
+                    len(shown) >= sum(map(len, evidence)):
+                continue
+            table = {k: "".join(d for d in "udlr" if d in s) for k, s in shown.items()}
+            if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+                continue
+            for last in ("v", "h"):
+                if all(np.array_equal(lines_objects(v, kind, prop, table, last), o)
+                       for v, o in zip(values, outputs, strict=True)):
+                    return [(kind, prop, table, last)]
+    return []

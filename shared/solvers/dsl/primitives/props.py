@@ -1,4 +1,4 @@
-"""Per-object rules learned from the demos: recolour, move or ring each object by a property, or pick one.
+"""Per-object rules learned from the demos: recolour, move, ring or draw from each object by a property, or pick one.
 
 An object here is a connected component of one colour (8- or 4-connected) or of any non-zero
 colours (8-connected). A property is a small hashable fact about one object in its scene
@@ -175,6 +175,41 @@ def halo_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
             return None
         if colour != KEEP:
             out[object_ring(g, ys, xs)] = colour
+    return out
+
+
+def line_cells(shape: tuple, ys: np.ndarray, xs: np.ndarray, direction: str) -> np.ndarray:
+    """A mask of the cells from each object cell to the grid's edge in a direction ("u", "d", "l" or "r")."""
+    m = np.zeros(shape, dtype=bool)
+    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+        if direction == "u":
+            m[:y, x] = True
+        elif direction == "d":
+            m[y + 1:, x] = True
+        elif direction == "l":
+            m[y, :x] = True
+        else:
+            m[y, x + 1:] = True
+    return m
+
+
+@primitive(search=False, shape="keep")
+def lines_objects(g: Grid, kind: str, prop: str, table: dict, last: str) -> Grid | None:
+    """Draw each object's lines to the edge in its colour, directions ("udlr") by table[its property] ("*": rest)."""
+    # lines cross everything but the objects; `last` says which lie on top, the vertical ("v") or horizontal ones
+    out = g.copy()
+    keep = g != 0
+    plan = []
+    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
+        dirs = table.get(prop_key(value), table.get("*"))
+        if dirs is None:
+            return None
+        plan.append((ys, xs, dirs))
+    for top in (False, True):
+        for ys, xs, dirs in plan:
+            for d in dirs:
+                if ((d in "ud") == (last == "v")) == top:
+                    out[line_cells(g.shape, ys, xs, d) & ~keep] = g[ys[0], xs[0]]
     return out
 
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
