@@ -375,6 +375,11 @@ CASES = {
                        G([0, 0, 0, 0, 2, 0], [0, 5, 5, 0, 2, 0], [0, 5, 5, 0, 2, 0], [0, 0, 0, 0, 2, 0],
                          [0, 0, 3, 3, 3, 0], [0, 0, 0, 3, 2, 0])),
                       (SCENE, ("colour8", "size", {"1": "ud"}, "v"), None)],
+    "fill_rooms": [(RING, (False, "size", {"1": 4}), G([2, 2, 2, 0], [2, 4, 2, 0], [2, 2, 2, 0])),
+                   (RING, (False, "size", {"2": 4}), None),
+                   (G([1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 0, 1], [1, 0, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1]),
+                    (False, "solid", {"True": 6, "False": -1}),  # the bar is filled, the L is not
+                    G([1, 1, 1, 1, 1, 1], [1, 6, 1, 0, 0, 1], [1, 6, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1]))],
     "select_object": [(SCENE, ("colour8", "size", "min", False), G([2])),
                       (SCENE, ("colour8", "size", "max", False), None),
                       (SCENE, ("any8", "width", "max", True), G([3, 3, 3], [0, 3, 0])),

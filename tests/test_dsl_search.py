@@ -642,6 +642,36 @@ def test_lines_objects_learns_directions_by_colour_and_which_lines_lie_on_top():
                              [scene([(3, 3, 4)])]) == []
 
 
+def test_fill_rooms_learns_a_colour_by_room_shape_and_refuses_unseen_or_mixed_fills():
+    from shared.solvers.dsl.fit import fit_fill_rooms
+    from shared.solvers.dsl.primitives.props import fill_rooms
+
+    def scene(boxes):
+        # each box (y, x, inner height, inner width) is a ring of 5s round an empty room
+        g = np.zeros((12, 12), dtype=np.uint8)
+        for y, x, h, w in boxes:
+            g[y:y + h + 2, x:x + w + 2] = 5
+            g[y + 1:y + h + 1, x + 1:x + w + 1] = 0
+        return g
+
+    def answer(boxes):
+        # odd-sized rooms are filled with 7, even-sized ones with 2
+        g = scene(boxes)
+        for y, x, h, w in boxes:
+            g[y + 1:y + h + 1, x + 1:x + w + 1] = 7 if h * w % 2 else 2
+        return g
+
+    demos = [[(0, 0, 1, 1), (0, 5, 2, 2), (6, 0, 3, 3)], [(1, 1, 2, 1), (5, 6, 3, 1), (0, 7, 1, 2)]]
+    test = [(0, 0, 4, 4), (7, 7, 1, 3)]
+    rules = fit_fill_rooms([scene(d) for d in demos], [answer(d) for d in demos], [scene(test)])
+    assert rules == [(False, "size_parity", {"1": 7, "0": 2})]
+    assert same(fill_rooms(scene(test), *rules[0]), answer(test))
+    # a room filled with two colours is no fill
+    mixed = answer(demos[0])
+    mixed[7, 1] = 3
+    assert fit_fill_rooms([scene(demos[0])], [mixed], [scene(test)]) == []
+
+
 def _layer_state(a: list, b: list, test: list, cost: float):
     """A sized state of one-row grids, two demos and one test, as the pieces read one."""
     from types import SimpleNamespace

@@ -31,6 +31,7 @@ from shared.solvers.dsl.fit import (
     fit_cell_rule,
     fit_crop,
     fit_extend,
+    fit_fill_rooms,
     fit_halo_objects,
     fit_lines_objects,
     fit_local_rule,
@@ -60,6 +61,7 @@ from shared.solvers.dsl.primitives.learned import (
 )
 from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import (
+    fill_rooms,
     halo_objects,
     lines_objects,
     move_objects,
@@ -188,6 +190,10 @@ def _lines_objects(ctx, demo, outputs, test):
     return fit_lines_objects(demo, outputs, test)
 
 
+def _fill_rooms(ctx, demo, outputs, test):
+    return fit_fill_rooms(demo, outputs, test)
+
+
 def _stamp(ctx, demo, outputs, test):
     stamps = fit_stamp(demo, outputs)
     return [] if stamps is None else [(stamps,)]
@@ -272,6 +278,8 @@ FITTERS: tuple[Fitter, ...] = (
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("lines_objects", "sized", _lines_objects, lines_objects, "fitted",
            lambda c, kind, prop, table, last: c + 1.5 + 0.2 * len(table), quota="rule"),
+    Fitter("fill_rooms", "sized", _fill_rooms, fill_rooms, "fitted",
+           lambda c, diagonal, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",
            lambda c, kind, margin, table: c + 1.5 + 0.05 * _marks(table), quota="rule"),

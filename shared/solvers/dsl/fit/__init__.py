@@ -19,6 +19,7 @@ Which fit the search tries on which state, in what order, at what cost, is `dsl.
 from shared.solvers.dsl.fit.layouts import fit_arrange, fit_crop, fit_extend, fit_lookup, fit_panels
 from shared.solvers.dsl.fit.parts import fit_overlay_order, fit_part_table
 from shared.solvers.dsl.fit.recolour import (
+    fit_fill_rooms,
     fit_halo_objects,
     fit_lines_objects,
     fit_move_objects,
@@ -32,6 +33,7 @@ from shared.solvers.dsl.fit.tree import fit_cell_tree
 
 __all__ = [
     "fit_arrange", "fit_cell_rule", "fit_cell_tree", "fit_crop", "fit_extend", "fit_local_rule", "fit_lookup",
+    "fit_fill_rooms",
     "fit_halo_objects",
     "fit_lines_objects",
     "fit_move_objects",

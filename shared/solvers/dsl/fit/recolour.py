@@ -5,7 +5,8 @@ after a resizing layout (its values are the built grids). `fit_recolor_objects` 
 property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise;
 `fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by, and
 `fit_halo_objects` property value -> the colour of the ring of empty cells round each object, and
-`fit_lines_objects` property value -> the directions of the lines drawn from each object to the edge.
+`fit_lines_objects` property value -> the directions of the lines drawn from each object to the edge;
+`fit_fill_rooms` learns a fill colour per enclosed empty region (a room) by one of the room's properties.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
     PROPERTIES,
+    ROOM_PROPERTIES,
+    fill_rooms,
     halo_objects,
     line_cells,
     lines_objects,
@@ -26,6 +29,8 @@ from shared.solvers.dsl.primitives.props import (
     object_ring,
     prop_key,
     properties,
+    room_properties,
+    rooms,
     scene_objects,
 )
 from shared.solvers.dsl.types import MARKER, Grid
@@ -88,8 +93,8 @@ def fit_recolor_objects(values: list[Grid], outputs: list[Grid], tests: list[Gri
         if max(len(per) for per in explained) > MAX_OBJECTS:
             continue
         for prop in PROPERTIES:
-            table = _property_table(values, explained, tests, kind, prop, lambda ok: KEEP if KEEP in ok else min(ok),
-                                    KEEP)
+            table = _property_table(values, explained, tests, _reader(kind, prop),
+                                    lambda ok: KEEP if KEEP in ok else min(ok), KEEP)
             if table is None:
                 continue
             found.append((kind, prop, table))
@@ -99,15 +104,15 @@ def fit_recolor_objects(values: list[Grid], outputs: list[Grid], tests: list[Gri
     return found
 
 
-def _property_table(values: list[Grid], per_object: list[list[set]], tests: list[Grid], kind: str, prop: str,
-                    choose, neutral) -> dict | None:
-    """Property value -> one of the options every object with that value allows (`choose` picks it),
-    or None: when some value allows none, when the table would hold an entry per object (memorising),
-    when every entry is `neutral` (nothing changes), or when a test object's value is unseen and no
-    default covers it (`_with_default`)."""
+def _property_table(values: list[Grid], per_object: list[list[set]], tests: list[Grid], read, choose,
+                    neutral) -> dict | None:
+    """Property value (`read(grid)` gives one per object) -> one of the options every object with that value
+    allows (`choose` picks it), or None: when some value allows none, when the table would hold an entry
+    per object (memorising), when every entry is `neutral` (nothing changes), or when a test object's
+    value is unseen and no default covers it (`_with_default`)."""
     options: dict[str, set] = {}
     for v, per in zip(values, per_object, strict=True):
-        for value, ok in zip(properties(v, kind, prop), per, strict=True):
+        for value, ok in zip(read(v), per, strict=True):
             k = prop_key(value)
             options[k] = options[k] & ok if k in options else set(ok)
     if not options or any(not ok for ok in options.values()) or len(options) >= sum(map(len, per_object)):
@@ -115,9 +120,14 @@ def _property_table(values: list[Grid], per_object: list[list[set]], tests: list
     table = {k: choose(ok) for k, ok in options.items()}
     if all(c == neutral for c in table.values()):
         return None
-    if any(prop_key(value) not in table for t in tests for value in properties(t, kind, prop)):
+    if any(prop_key(value) not in table for t in tests for value in read(t)):
         return _with_default(table)
     return table
+
+
+def _reader(kind: str, prop: str):
+    """A grid -> its objects' values of one property, as `_property_table` reads them."""
+    return lambda g: properties(g, kind, prop)
 
 
 def _with_default(table: dict) -> dict | None:
@@ -174,7 +184,7 @@ def fit_move_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
         else:
             for prop in PROPERTIES:
                 # the shortest step of each value (the lowest of equals)
-                table = _property_table(values, steps, tests, kind, prop,
+                table = _property_table(values, steps, tests, _reader(kind, prop),
                                         lambda ok: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)), (0, 0))
                 if table is not None and all(np.array_equal(move_objects(v, kind, prop, table), o)
                                              for v, o in zip(values, outputs, strict=True)):
@@ -227,7 +237,7 @@ def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
             continue
         options = [_ring_options(v, o, per) for v, o, per in zip(values, outputs, objs, strict=True)]
         for prop in PROPERTIES:
-            table = _property_table(values, options, tests, kind, prop,
+            table = _property_table(values, options, tests, _reader(kind, prop),
                                     lambda ok: min(ok - {KEEP}) if ok - {KEEP} else KEEP, KEEP)
             if table is not None and all(np.array_equal(halo_objects(v, kind, prop, table), o)
                                          for v, o in zip(values, outputs, strict=True)):
@@ -296,4 +306,29 @@ def fit_lines_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid]
                 if all(np.array_equal(lines_objects(v, kind, prop, table, last), o)
                        for v, o in zip(values, outputs, strict=True)):
                     return [(kind, prop, table, last)]
+    return []
+
+
+def fit_fill_rooms(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> list[tuple]:
+    """(diagonal, prop, table) rules filling each enclosed empty region of the input with one colour (or none)
+    chosen by one of its properties, that explain every demo; the tables refuse as `fit_recolor_objects`'s
+    do, save that one colour for every room ("all") is allowed whenever two rooms or more share it."""
+    if any(v.shape != o.shape or ((v != 0) & (o != v)).any() for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    for diagonal in (False, True):
+        options = []
+        for v, o in zip(values, outputs, strict=True):
+            filled = [o[ys, xs] for ys, xs in rooms(v, diagonal)]
+            if any((f != f[0]).any() for f in filled):
+                break
+            options.append([{KEEP} if f[0] == 0 else {int(f[0])} for f in filled])
+        else:
+            for prop in ROOM_PROPERTIES:
+                table = _property_table(values, options, tests,
+                                        lambda g, d=diagonal, p=prop: room_properties(g, d, p), min, KEEP)
+                if table is not None and all(np.array_equal(fill_rooms(v, diagonal, prop, table), o)
+                                             for v, o in zip(values, outputs, strict=True)):
+                    return [(diagonal, prop, table)]
     return []

@@ -1,4 +1,4 @@
-"""Per-object rules learned from the demos: recolour, move, ring or draw from each object by a property, or pick one.
+"""Rules learned from the demos per object (recolour, move, ring, draw lines, pick) or enclosed region (fill).
 
 An object here is a connected component of one colour (8- or 4-connected) or of any non-zero
 colours (8-connected). A property is a small hashable fact about one object in its scene
@@ -210,6 +210,43 @@ def lines_objects(g: Grid, kind: str, prop: str, table: dict, last: str) -> Grid
             for d in dirs:
                 if ((d in "ud") == (last == "v")) == top:
                     out[line_cells(g.shape, ys, xs, d) & ~keep] = g[ys[0], xs[0]]
+    return out
+
+
+ROOM_PROPERTIES = ("all", "size", "height", "width", "size_parity", "height_parity", "width_parity", "solid", "square")
+
+
+def rooms(g: Grid, diagonal: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The enclosed regions of g: connected zero regions (8- or 4-connected) that do not reach the edge."""
+    h, w = g.shape
+    return [(ys, xs) for ys, xs in components((g == 0).astype(np.uint8), diagonal, False)
+            if ys.min() > 0 and xs.min() > 0 and ys.max() < h - 1 and xs.max() < w - 1]
+
+
+def room_properties(g: Grid, diagonal: bool, prop: str) -> list:
+    """One value of `prop` (one of ROOM_PROPERTIES; "all" is the same for every room) per room of g."""
+    out = []
+    for ys, xs in rooms(g, diagonal):
+        height, width, size = int(ys.max() - ys.min() + 1), int(xs.max() - xs.min() + 1), len(ys)
+        facts = {"all": 0, "size": size, "height": height, "width": width, "size_parity": size % 2,
+                 "height_parity": height % 2, "width_parity": width % 2, "solid": size == height * width,
+                 "square": size == height * width and height == width}
+        if prop not in facts:
+            raise ValueError(f"unknown room property {prop!r}")
+        out.append(facts[prop])
+    return out
+
+
+@primitive(search=False, shape="keep")
+def fill_rooms(g: Grid, diagonal: bool, prop: str, table: dict) -> Grid | None:
+    """Fill each enclosed zero region with table[its property] (-1 leaves it; "*" for the rest, else refuse)."""
+    out = g.copy()
+    for (ys, xs), value in zip(rooms(g, diagonal), room_properties(g, diagonal, prop), strict=True):
+        colour = table.get(prop_key(value), table.get("*"))
+        if colour is None:
+            return None
+        if colour != KEEP:
+            out[ys, xs] = colour
     return out
 
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
