@@ -28,6 +28,7 @@ LEFT, RIGHT = G([4, 4, 0], [0, 0, 4]), G([4, 0, 0], [0, 4, 0])
 RING = G([2, 2, 2, 0], [2, 0, 2, 0], [2, 2, 2, 0])
 PARTS = (G([1, 0], [1, 1]), G([0, 2], [0, 0]))
 OBJS = (G([1, 1], [1, 1]), G([2]), G([3, 3]), G([2]))
+MARKED = G([0, 0, 0, 0], [0, 1, 2, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 0, 0])  # a shape, a marker
 
 # name -> list of (input, extra args, expected output; None means "does not apply")
 PANELS = G([1, 0, 5, 0, 0], [0, 0, 5, 3, 3], [5, 5, 5, 5, 5], [2, 2, 5, 4, 4], [0, 2, 5, 4, 4])  # four 2 x 2 panels
@@ -380,6 +381,9 @@ CASES = {
                    (G([1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 0, 1], [1, 0, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1]),
                     (False, "solid", {"True": 6, "False": -1}),  # the bar is filled, the L is not
                     G([1, 1, 1, 1, 1, 1], [1, 6, 1, 0, 0, 1], [1, 6, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1]))],
+    "stamp_templates": [(MARKED, ({2: 0},),
+                         G([0, 0, 0, 0], [0, 1, 2, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 2], [0, 0, 1, 0])),
+                        (MARKED, ({},), None)],  # a marker whose colour anchors a shape needs an entry
     "select_object": [(SCENE, ("colour8", "size", "min", False), G([2])),
                       (SCENE, ("colour8", "size", "max", False), None),
                       (SCENE, ("any8", "width", "max", True), G([3, 3, 3], [0, 3, 0])),

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from shared.grids import same
+from shared.grids import D8_NAMES, same
 from shared.solvers.dsl.combine import combine
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.program import INPUT, call, run, run_source, to_source
@@ -670,6 +670,43 @@ def test_fill_rooms_learns_a_colour_by_room_shape_and_refuses_unseen_or_mixed_fi
     mixed = answer(demos[0])
     mixed[7, 1] = 3
     assert fit_fill_rooms([scene(demos[0])], [mixed], [scene(test)]) == []
+
+
+def test_stamp_templates_learns_how_each_anchor_colour_turns_its_shape_onto_the_markers():
+    from shared.solvers.dsl.fit import fit_stamp_templates
+    from shared.solvers.dsl.primitives.props import stamp_templates
+
+    shapes = {2: np.array([[2, 1, 1], [1, 0, 0]], np.uint8), 3: np.array([[4, 3, 4]], np.uint8)}
+
+    def scene(templates, markers):
+        g = np.zeros((12, 12), dtype=np.uint8)
+        for y, x, c in templates:
+            h, w = shapes[c].shape
+            g[y:y + h, x:x + w] = shapes[c]
+        for y, x, c in markers:
+            g[y, x] = c
+        return g
+
+    def answer(templates, markers):
+        # a 2 marker gets the 2-shape mirrored left-right, a 3 marker the 3-shape as it is
+        g = scene(templates, markers)
+        for y, x, c in markers:
+            if c == 2:
+                g[y, x - 2:x + 1] = [1, 1, 2]
+                g[y + 1, x] = 1
+            else:
+                g[y, x - 1:x + 2] = [4, 3, 4]
+        return g
+
+    demos = [([(0, 0, 2)], [(5, 5, 2), (9, 2, 2)]), ([(1, 1, 3), (8, 8, 2)], [(4, 6, 3), (5, 2, 2)])]
+    test = ([(0, 8, 3), (10, 0, 2)], [(3, 3, 2), (6, 8, 3), (9, 6, 3)])
+    table = fit_stamp_templates([scene(*d) for d in demos], [answer(*d) for d in demos], [scene(*test)])
+    assert table == {2: D8_NAMES.index("flip_lr"), 3: 0}
+    assert same(stamp_templates(scene(*test), table), answer(*test))
+    # a marker colour no demo stamped, with a shape to copy in the test: no rule
+    shapes[5] = np.array([[5, 6]], np.uint8)
+    assert fit_stamp_templates([scene(*d) for d in demos], [answer(*d) for d in demos],
+                               [scene([(0, 0, 5)], [(6, 6, 5)])]) is None
 
 
 def _layer_state(a: list, b: list, test: list, cost: float):

@@ -46,6 +46,7 @@ from shared.solvers.dsl.fit import (
     fit_select_object,
     fit_select_part,
     fit_stamp,
+    fit_stamp_templates,
     local_rule_kinds,
 )
 from shared.solvers.dsl.primitives.cellrule import cell_rule
@@ -70,6 +71,7 @@ from shared.solvers.dsl.primitives.props import (
     recolor_objects,
     select_object,
     select_part,
+    stamp_templates,
 )
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, Grid
 
@@ -194,6 +196,11 @@ def _fill_rooms(ctx, demo, outputs, test):
     return fit_fill_rooms(demo, outputs, test)
 
 
+def _stamp_templates(ctx, demo, outputs, test):
+    table = fit_stamp_templates(demo, outputs, test)
+    return [] if table is None else [(table,)]
+
+
 def _stamp(ctx, demo, outputs, test):
     stamps = fit_stamp(demo, outputs)
     return [] if stamps is None else [(stamps,)]
@@ -281,6 +288,8 @@ FITTERS: tuple[Fitter, ...] = (
     Fitter("fill_rooms", "sized", _fill_rooms, fill_rooms, "fitted",
            lambda c, diagonal, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
+    Fitter("stamp_templates", "sized", _stamp_templates, stamp_templates, "fitted",
+           lambda c, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",
            lambda c, kind, margin, table: c + 1.5 + 0.05 * _marks(table), quota="rule"),
     Fitter("cell_rule", "sized", _cell_rule, cell_rule, "rule",

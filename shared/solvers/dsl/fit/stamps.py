@@ -1,7 +1,9 @@
 """Stamp fits: marks painted around cells of a colour, or around objects by the size of their box.
 
 `fit_stamp` learns, per colour, the fixed marks on zero cells within `STAMP_REACH`; `fit_object_stamp`
-learns, per box size, the marks every object of that size gets (colours by role), up to a margin.
+learns, per box size, the marks every object of that size gets (colours by role), up to a margin;
+`fit_stamp_templates` learns, per marker colour, how the shape that colour anchors is turned when copied onto
+each one-cell marker of it.
 """
 
 from __future__ import annotations
@@ -10,9 +12,19 @@ from collections import Counter
 
 import numpy as np
 
+from shared.grids import d8
 from shared.solvers.dsl.fit.common import same
 from shared.solvers.dsl.primitives.learned import stamp
-from shared.solvers.dsl.primitives.props import OBJECT_KINDS, object_stamp, stamp_anchors
+from shared.solvers.dsl.primitives.props import (
+    KEEP,
+    OBJECT_KINDS,
+    markers_and_templates,
+    object_stamp,
+    place_template,
+    stamp_anchors,
+    stamp_templates,
+    template_for,
+)
 from shared.solvers.dsl.types import Grid
 
 STAMP_REACH = 2  # stamps cover the 5x5 square around a cell
@@ -108,3 +120,47 @@ def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin:
         table[size] = tuple((int(y), int(x), int(c) if c < 16 else 16 - int(c))
                             for y, x, c in zip(ys, xs, known[ys, xs], strict=True))
     return table if any(table.values()) else None
+
+
+def _turns_that_fit(v: Grid, o: Grid, template: Grid, y: int, x: int, colour: int) -> set:
+    """The d8 turns of template that, copied with its anchor on (y, x), agree with o; KEEP when o leaves the
+    marker's neighbourhood as v has it."""
+    ok = set()
+    for k in range(8):
+        painted = v.copy()
+        place_template(painted, d8(template, k), y, x, colour)
+        changed = painted != v
+        if changed.any() and (painted[changed] == o[changed]).all():
+            ok.add(k)
+    near = np.s_[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2]
+    if np.array_equal(v[near], o[near]):
+        ok.add(KEEP)
+    return ok
+
+
+def fit_stamp_templates(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:
+    """Marker colour -> the d8 turn (KEEP: none) of the shape it anchors that each one-cell marker of that colour
+    gets, when that explains every demo; the first turn that fits (no turn before a turn), and every test
+    marker's colour seen in the demos."""
+    if any(v.shape != o.shape for v, o in zip(values, outputs, strict=True)):
+        return None
+    options: dict[int, set] = {}
+    for v, o in zip(values, outputs, strict=True):
+        markers, templates = markers_and_templates(v)
+        for y, x, colour in markers:
+            template = template_for(templates, colour)
+            if template is not None:
+                ok = _turns_that_fit(v, o, template, y, x, colour)
+                options[colour] = options[colour] & ok if colour in options else ok
+    if not options or any(not ok for ok in options.values()):
+        return None
+    table = {c: min(ok - {KEEP}) if ok - {KEEP} else KEEP for c, ok in sorted(options.items())}
+    if all(k == KEEP for k in table.values()):
+        return None
+    for t in tests:
+        markers, templates = markers_and_templates(t)
+        if any(c not in table and template_for(templates, c) is not None for _, _, c in markers):
+            return None
+    if not all(same(stamp_templates(v, table), o) for v, o in zip(values, outputs, strict=True)):
+        return None
+    return table

@@ -13,6 +13,7 @@ from collections import Counter
 
 import numpy as np
 
+from shared.grids import d8
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, Grid, Grids
@@ -287,6 +288,55 @@ def object_stamp(g: Grid, kind: str, margin: int, table: dict) -> Grid | None:
                 colour = ranked[-colour - 1]
             if 0 <= y < h and 0 <= x < w:
                 out[y, x] = colour
+    return out
+
+
+def markers_and_templates(g: Grid) -> tuple[list[tuple[int, int, int]], list[Grid]]:
+    """g's one-cell objects (y, x, colour) and its larger objects (any colours, 8-connected) cut to their boxes."""
+    markers, templates = [], []
+    for ys, xs in components(g, True, False):
+        if len(ys) == 1:
+            markers.append((int(ys[0]), int(xs[0]), int(g[ys[0], xs[0]])))
+        else:
+            cut = np.zeros((ys.max() - ys.min() + 1, xs.max() - xs.min() + 1), dtype=g.dtype)
+            cut[ys - ys.min(), xs - xs.min()] = g[ys, xs]
+            templates.append(cut)
+    return markers, templates
+
+
+def template_for(templates: list[Grid], colour: int) -> Grid | None:
+    """The one template holding exactly one cell of `colour` (its anchor), or None (none, or several)."""
+    found = [t for t in templates if np.count_nonzero(t == colour) == 1]
+    return found[0] if len(found) == 1 else None
+
+
+def place_template(out: Grid, template: Grid, y: int, x: int, colour: int) -> None:
+    """Paint template's non-zero cells into out with its `colour` cell on (y, x); cells off the grid are lost."""
+    h, w = out.shape
+    (ay,), (ax,) = np.nonzero(template == colour)
+    ty, tx = np.nonzero(template)
+    ny, nx = ty - ay + y, tx - ax + x
+    inside = (ny >= 0) & (ny < h) & (nx >= 0) & (nx < w)
+    out[ny[inside], nx[inside]] = template[ty[inside], tx[inside]]
+
+
+@primitive(search=False, shape="keep")
+def stamp_templates(g: Grid, table: dict) -> Grid | None:
+    """Copy onto each one-cell marker the shape with one cell of its colour, turned by d8 table[colour] (-1: none)."""
+    # a marker whose colour some template anchors must have an entry: an unseen colour refuses
+    markers, templates = markers_and_templates(g)
+    out = g.copy()
+    for y, x, colour in markers:
+        template = template_for(templates, colour)
+        turn = table.get(colour)
+        if template is None:
+            if turn not in (None, KEEP):
+                return None
+            continue
+        if turn is None:
+            return None
+        if turn != KEEP:
+            place_template(out, d8(template, turn), y, x, colour)
     return out
 
 
