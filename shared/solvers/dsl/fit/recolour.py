@@ -288,6 +288,8 @@ def fit_lines_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid]
         if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
             continue
         evidence = [_line_evidence(v, o, per) for v, o, per in zip(values, outputs, objs, strict=True)]
+        if not any(shown for per in evidence for shown, _ in per):
+            continue
         for prop in PROPERTIES:
             shown: dict[str, set] = {}
             allowed: dict[str, set] = {}

@@ -181,17 +181,17 @@ def halo_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
 
 def line_cells(shape: tuple, ys: np.ndarray, xs: np.ndarray, direction: str) -> np.ndarray:
     """A mask of the cells from each object cell to the grid's edge in a direction ("u", "d", "l" or "r")."""
-    m = np.zeros(shape, dtype=bool)
-    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
-        if direction == "u":
-            m[:y, x] = True
-        elif direction == "d":
-            m[y + 1:, x] = True
-        elif direction == "l":
-            m[y, :x] = True
-        else:
-            m[y, x + 1:] = True
-    return m
+    h, w = shape
+    along, across, n = (ys, xs, h) if direction in "ud" else (xs, ys, w)
+    lanes = np.full(h if direction in "lr" else w, -1)
+    if direction in "ul":  # each lane runs from the edge to its farthest object cell
+        np.maximum.at(lanes, across, along)
+        m = np.arange(n)[None, :] < lanes[:, None]
+    else:  # from its nearest object cell to the far edge
+        lanes[:] = n
+        np.minimum.at(lanes, across, along)
+        m = np.arange(n)[None, :] > lanes[:, None]
+    return m.T if direction in "ud" else m
 
 
 @primitive(search=False, shape="keep")
