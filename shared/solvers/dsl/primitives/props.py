@@ -10,6 +10,7 @@ property values to colours, or as "the object whose property is largest / smalle
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
@@ -64,6 +65,17 @@ PROPERTIES = ("colour", "size", "rank", "holes", "border", "shape_d8", "shape", 
 
 def properties(g: Grid, kind: str, prop: str) -> list:
     """One value of `prop` per object of `kind` in g, in the order of `scene_objects`."""
+    g = np.ascontiguousarray(g, dtype=np.uint8)
+    return list(_cached_properties(g.tobytes(), g.shape[0], g.shape[1], kind, prop))
+
+
+@lru_cache(maxsize=8192)
+def _cached_properties(data: bytes, h: int, w: int, kind: str, prop: str) -> tuple:
+    """`properties` of the grid held in data (several object fits read the same state's properties)."""
+    return tuple(_properties(np.frombuffer(data, dtype=np.uint8).reshape(h, w), kind, prop))
+
+
+def _properties(g: Grid, kind: str, prop: str) -> list:
     objs = scene_objects(g, kind)
     h, w = g.shape
     if prop == "colour":
