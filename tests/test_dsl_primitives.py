@@ -384,6 +384,9 @@ CASES = {
     "stamp_templates": [(MARKED, ({2: 0},),
                          G([0, 0, 0, 0], [0, 1, 2, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 2], [0, 0, 1, 0])),
                         (MARKED, ({},), None)],  # a marker whose colour anchors a shape needs an entry
+    "move_by": [(SCENE, ("colour8", "size", "down"),  # the square falls 4 (half of it off the grid), the T all 4
+                 G([0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 2, 0],
+                   [0, 0, 0, 0, 0, 0], [0, 5, 5, 0, 0, 0]))],
     "select_object": [(SCENE, ("colour8", "size", "min", False), G([2])),
                       (SCENE, ("colour8", "size", "max", False), None),
                       (SCENE, ("any8", "width", "max", True), G([3, 3, 3], [0, 3, 0])),

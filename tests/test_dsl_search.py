@@ -575,6 +575,28 @@ def test_move_objects_learns_a_step_per_colour_and_refuses_what_the_demos_never_
     assert fit_move_objects([scene(demos[0])], [lost], [scene(test)]) == []
 
 
+def test_move_by_learns_that_each_object_falls_as_far_as_it_is_big():
+    from shared.solvers.dsl.fit import fit_move_by
+    from shared.solvers.dsl.primitives.props import move_by
+
+    def scene(bars, fall=False):
+        # each bar (y, x, length, colour) lies along a row; falling moves it down by its length
+        g = np.zeros((12, 10), dtype=np.uint8)
+        for y, x, n, c in bars:
+            g[y + (n if fall else 0), x:x + n] = c
+        return g
+
+    demos = [[(0, 0, 3, 2), (1, 5, 1, 4)], [(2, 1, 2, 3), (0, 6, 4, 2), (6, 4, 1, 1)]]
+    test = [(1, 2, 5, 6), (3, 8, 2, 4)]  # a length the demos never showed falls as far as it is long
+    rules = fit_move_by([scene(d) for d in demos], [scene(d, fall=True) for d in demos], [scene(test)])
+    assert rules == [("colour8", "size", "down")]
+    assert same(move_by(scene(test), *rules[0]), scene(test, fall=True))
+    # an output with a cell more than the input is no move
+    extra = scene(demos[0], fall=True)
+    extra[11, 9] = 5
+    assert fit_move_by([scene(demos[0])], [extra], [scene(test)]) == []
+
+
 def test_halo_objects_rings_what_one_property_picks_and_offers_each_reading_of_the_objects():
     from shared.solvers.dsl.fit import fit_halo_objects
     from shared.solvers.dsl.primitives.props import halo_objects

@@ -36,6 +36,7 @@ from shared.solvers.dsl.fit import (
     fit_lines_objects,
     fit_local_rule,
     fit_lookup,
+    fit_move_by,
     fit_move_objects,
     fit_object_stamp,
     fit_overlay_order,
@@ -65,6 +66,7 @@ from shared.solvers.dsl.primitives.props import (
     fill_rooms,
     halo_objects,
     lines_objects,
+    move_by,
     move_objects,
     object_stamp,
     part_table,
@@ -184,6 +186,10 @@ def _move_objects(ctx, demo, outputs, test):
     return fit_move_objects(demo, outputs, test)
 
 
+def _move_by(ctx, demo, outputs, test):
+    return fit_move_by(demo, outputs, test)
+
+
 def _halo_objects(ctx, demo, outputs, test):
     return fit_halo_objects(demo, outputs, test)
 
@@ -281,6 +287,7 @@ FITTERS: tuple[Fitter, ...] = (
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("move_objects", "sized", _move_objects, move_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
+    Fitter("move_by", "sized", _move_by, move_by, "fitted", lambda c, kind, prop, direction: c + 1.5, quota="rule"),
     Fitter("halo_objects", "sized", _halo_objects, halo_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("lines_objects", "sized", _lines_objects, lines_objects, "fitted",

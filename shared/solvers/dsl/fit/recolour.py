@@ -3,7 +3,8 @@
 `fit_recolor` is the cheapest finish of a right-sized state, and also the optional second step
 after a resizing layout (its values are the built grids). `fit_recolor_objects` learns a table
 property value -> colour (or KEEP) over the objects of one kind, refusing tables that memorise;
-`fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by, and
+`fit_move_objects` likewise learns property value -> the step (dy, dx) each object moves by (`fit_move_by`:
+a direction each object moves in by its size, height or width), and
 `fit_halo_objects` property value -> the colour of the ring of empty cells round each object, and
 `fit_lines_objects` property value -> the directions of the lines drawn from each object to the edge;
 `fit_fill_rooms` learns a fill colour per enclosed empty region (a room) by one of the room's properties.
@@ -18,13 +19,16 @@ import numpy as np
 from shared.solvers.dsl.fit.common import MAX_OBJECTS
 from shared.solvers.dsl.primitives.props import (
     KEEP,
+    MOVE_BY_PROPERTIES,
     OBJECT_KINDS,
     PROPERTIES,
     ROOM_PROPERTIES,
+    UNITS,
     fill_rooms,
     halo_objects,
     line_cells,
     lines_objects,
+    move_by,
     move_objects,
     object_ring,
     prop_key,
@@ -333,4 +337,39 @@ def fit_fill_rooms(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -
                 if table is not None and all(np.array_equal(fill_rooms(v, diagonal, prop, table), o)
                                              for v, o in zip(values, outputs, strict=True)):
                     return [(diagonal, prop, table)]
+    return []
+
+
+def _lands(v: Grid, o: Grid, obj: tuple, dy: int, dx: int) -> bool:
+    """Whether some cell of the object, moved by (dy, dx), lands inside on a cell of o with its colour."""
+    ys, xs = obj
+    ny, nx = ys + dy, xs + dx
+    inside = (ny >= 0) & (ny < o.shape[0]) & (nx >= 0) & (nx < o.shape[1])
+    return bool((o[ny[inside], nx[inside]] == v[ys[inside], xs[inside]]).any())
+
+
+def fit_move_by(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> list[tuple]:
+    """(kind, prop, direction) rules moving each object in one direction by its size, height or width, onto an
+    empty grid, that explain every demo where objects move different distances (else a step table is simpler)."""
+    if any(v.shape != o.shape or np.count_nonzero(o) > np.count_nonzero(v)  # cells may leave or cover others
+           for v, o in zip(values, outputs, strict=True)):
+        return []
+    if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
+        return []
+    for kind in OBJECT_KINDS:
+        objs = [scene_objects(v, kind) for v in values]
+        if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
+            continue
+        for prop in MOVE_BY_PROPERTIES:
+            amounts = [properties(v, kind, prop) for v in values]
+            if len({a for per in amounts for a in per}) < 2:
+                continue
+            for direction, (dy, dx) in UNITS.items():
+                # a cheap test first: some cell of each object lands on its colour (a later one may cover the rest)
+                if all(_lands(v, o, obj, dy * a, dx * a) for v, o, per, amount in zip(values, outputs, objs, amounts,
+                                                                                      strict=True)
+                       for obj, a in zip(per, amount, strict=True)) and \
+                        all(np.array_equal(move_by(v, kind, prop, direction), o)
+                            for v, o in zip(values, outputs, strict=True)):
+                    return [(kind, prop, direction)]
     return []

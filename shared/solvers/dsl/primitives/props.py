@@ -262,6 +262,17 @@ def fill_rooms(g: Grid, diagonal: bool, prop: str, table: dict) -> Grid | None:
             out[ys, xs] = colour
     return out
 
+MOVE_BY_PROPERTIES = ("size", "height", "width")  # the numeric properties an object may move by
+UNITS = {"down": (1, 0), "up": (-1, 0), "left": (0, -1), "right": (0, 1)}
+
+
+@primitive(search=False, shape="keep")
+def move_by(g: Grid, kind: str, prop: str, direction: str) -> Grid | None:
+    """Move each object in a direction by as many cells as its property's value (its size, height or width)."""
+    dy, dx = UNITS[direction]
+    steps = {prop_key(v): (dy * v, dx * v) for v in properties(g, kind, prop)}
+    return move_objects(g, kind, prop, steps)
+
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
 
