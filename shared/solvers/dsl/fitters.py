@@ -178,28 +178,11 @@ def _recolor(ctx, demo, outputs, test):
     return [] if mapping is None else [(mapping,)]
 
 
-def _recolor_objects(ctx, demo, outputs, test):
-    return fit_recolor_objects(demo, outputs, test)
-
-
-def _move_objects(ctx, demo, outputs, test):
-    return fit_move_objects(demo, outputs, test)
-
-
-def _move_by(ctx, demo, outputs, test):
-    return fit_move_by(demo, outputs, test)
-
-
-def _halo_objects(ctx, demo, outputs, test):
-    return fit_halo_objects(demo, outputs, test)
-
-
-def _lines_objects(ctx, demo, outputs, test):
-    return fit_lines_objects(demo, outputs, test)
-
-
-def _fill_rooms(ctx, demo, outputs, test):
-    return fit_fill_rooms(demo, outputs, test)
+def _rules(fit):
+    """A fit that already returns its list of argument tuples, as an entry's fit."""
+    def fit_rules(ctx, demo, outputs, test):
+        return fit(demo, outputs, test)
+    return fit_rules
 
 
 def _stamp_templates(ctx, demo, outputs, test):
@@ -283,16 +266,17 @@ FITTERS: tuple[Fitter, ...] = (
            lambda c, layout: c + 1 + 0.3 * len(layout)),
     Fitter("recolor", "sized", _recolor, recolor, "fitted", lambda c, mapping: c + 0.5 + 0.3 * len(mapping),
            final=True),
-    Fitter("recolor_objects", "sized", _recolor_objects, recolor_objects, "fitted",
+    Fitter("recolor_objects", "sized", _rules(fit_recolor_objects), recolor_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
-    Fitter("move_objects", "sized", _move_objects, move_objects, "fitted",
+    Fitter("move_objects", "sized", _rules(fit_move_objects), move_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
-    Fitter("move_by", "sized", _move_by, move_by, "fitted", lambda c, kind, prop, direction: c + 1.5, quota="rule"),
-    Fitter("halo_objects", "sized", _halo_objects, halo_objects, "fitted",
+    Fitter("move_by", "sized", _rules(fit_move_by), move_by, "fitted", lambda c, kind, prop, direction: c + 1.5,
+           quota="rule"),
+    Fitter("halo_objects", "sized", _rules(fit_halo_objects), halo_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
-    Fitter("lines_objects", "sized", _lines_objects, lines_objects, "fitted",
+    Fitter("lines_objects", "sized", _rules(fit_lines_objects), lines_objects, "fitted",
            lambda c, kind, prop, table, last: c + 1.5 + 0.2 * len(table), quota="rule"),
-    Fitter("fill_rooms", "sized", _fill_rooms, fill_rooms, "fitted",
+    Fitter("fill_rooms", "sized", _rules(fit_fill_rooms), fill_rooms, "fitted",
            lambda c, diagonal, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
     Fitter("stamp_templates", "sized", _stamp_templates, stamp_templates, "fitted",

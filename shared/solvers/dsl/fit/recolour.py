@@ -186,17 +186,26 @@ def fit_move_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
                 break
             steps.append(s)
         else:
-            for prop in PROPERTIES:
-                # the shortest step of each value (the lowest of equals)
-                table = _property_table(values, steps, tests, _reader(kind, prop),
-                                        lambda ok: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)), (0, 0))
-                if table is not None and all(np.array_equal(move_objects(v, kind, prop, table), o)
-                                             for v, o in zip(values, outputs, strict=True)):
-                    found.append((kind, prop, table))
-                    if len(found) == limit:
-                        return found
-                    break
+            # the shortest step of each value (the lowest of equals)
+            rule = _simplest_rule(values, outputs, tests, kind, steps,
+                                  lambda ok: min(ok, key=lambda d: (abs(d[0]) + abs(d[1]), d)), (0, 0), move_objects)
+            if rule is not None:
+                found.append(rule)
+                if len(found) == limit:
+                    return found
     return found
+
+
+def _simplest_rule(values: list[Grid], outputs: list[Grid], tests: list[Grid], kind: str, options: list, choose,
+                   neutral, apply) -> tuple | None:
+    """(kind, prop, table) for the first property in PROPERTIES whose `_property_table` over the objects' options
+    turns every demo into its output through apply(grid, kind, prop, table); None when none does."""
+    for prop in PROPERTIES:
+        table = _property_table(values, options, tests, _reader(kind, prop), choose, neutral)
+        if table is not None and all(np.array_equal(apply(v, kind, prop, table), o)
+                                     for v, o in zip(values, outputs, strict=True)):
+            return kind, prop, table
+    return None
 
 
 _ANY_COLOUR = frozenset(range(1, 10)) | {KEEP}  # an object with no empty cell round it allows any entry
@@ -240,15 +249,12 @@ def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
         if not all(objs) or max(len(per) for per in objs) > MAX_OBJECTS:
             continue
         options = [_ring_options(v, o, per) for v, o, per in zip(values, outputs, objs, strict=True)]
-        for prop in PROPERTIES:
-            table = _property_table(values, options, tests, _reader(kind, prop),
-                                    lambda ok: min(ok - {KEEP}) if ok - {KEEP} else KEEP, KEEP)
-            if table is not None and all(np.array_equal(halo_objects(v, kind, prop, table), o)
-                                         for v, o in zip(values, outputs, strict=True)):
-                found.append((kind, prop, table))
-                if len(found) == limit:
-                    return found
-                break
+        rule = _simplest_rule(values, outputs, tests, kind, options,
+                              lambda ok: min(ok - {KEEP}) if ok - {KEEP} else KEEP, KEEP, halo_objects)
+        if rule is not None:
+            found.append(rule)
+            if len(found) == limit:
+                return found
     return found
 
 

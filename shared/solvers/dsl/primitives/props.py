@@ -135,17 +135,23 @@ def prop_key(value) -> str:
     return value.hex() if isinstance(value, bytes) else repr(value)
 
 
-@primitive(search=False, shape="keep")
-def recolor_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
-    """Recolour each object by table[its property] (-1 keeps it; "*" for the rest, else refuse)."""
+def _paint(g: Grid, regions: list, values: list, table: dict) -> Grid | None:
+    """g with each region's cells ((ys, xs)) painted table[its value] (KEEP: left as they are; "*": the rest);
+    None when some value has no entry."""
     out = g.copy()
-    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
+    for cells, value in zip(regions, values, strict=True):
         colour = table.get(prop_key(value), table.get("*"))
         if colour is None:
             return None
         if colour != KEEP:
-            out[ys, xs] = colour
+            out[cells] = colour
     return out
+
+
+@primitive(search=False, shape="keep")
+def recolor_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
+    """Recolour each object by table[its property] (-1 keeps it; "*" for the rest, else refuse)."""
+    return _paint(g, scene_objects(g, kind), properties(g, kind, prop), table)
 
 
 @primitive(search=False, shape="keep")
@@ -181,14 +187,8 @@ def object_ring(g: Grid, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np
 @primitive(search=False, shape="keep")
 def halo_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
     """Paint the empty cells round each object with table[its property] (-1: none; "*" for the rest, else refuse)."""
-    out = g.copy()
-    for (ys, xs), value in zip(scene_objects(g, kind), properties(g, kind, prop), strict=True):
-        colour = table.get(prop_key(value), table.get("*"))
-        if colour is None:
-            return None
-        if colour != KEEP:
-            out[object_ring(g, ys, xs)] = colour
-    return out
+    rings = [object_ring(g, ys, xs) for ys, xs in scene_objects(g, kind)]
+    return _paint(g, rings, properties(g, kind, prop), table)
 
 
 def line_cells(shape: tuple, ys: np.ndarray, xs: np.ndarray, direction: str) -> np.ndarray:
@@ -253,14 +253,8 @@ def room_properties(g: Grid, diagonal: bool, prop: str) -> list:
 @primitive(search=False, shape="keep")
 def fill_rooms(g: Grid, diagonal: bool, prop: str, table: dict) -> Grid | None:
     """Fill each enclosed zero region with table[its property] (-1 leaves it; "*" for the rest, else refuse)."""
-    out = g.copy()
-    for (ys, xs), value in zip(rooms(g, diagonal), room_properties(g, diagonal, prop), strict=True):
-        colour = table.get(prop_key(value), table.get("*"))
-        if colour is None:
-            return None
-        if colour != KEEP:
-            out[ys, xs] = colour
-    return out
+    return _paint(g, rooms(g, diagonal), room_properties(g, diagonal, prop), table)
+
 
 MOVE_BY_PROPERTIES = ("size", "height", "width")  # the numeric properties an object may move by
 UNITS = {"down": (1, 0), "up": (-1, 0), "left": (0, -1), "right": (0, 1)}
