@@ -156,9 +156,12 @@ class Found:
 
 # the fits, each giving a list of argument tuples for its primitive
 
-def _lookup(ctx, demo, outputs, test):
-    table = fit_lookup(demo, outputs, test)
-    return [] if table is None else [(table,)]
+def _one(fit):
+    """A fit that returns one argument or None, as an entry's fit."""
+    def fit_one(ctx, demo, outputs, test):
+        found = fit(demo, outputs, test)
+        return [] if found is None else [(found,)]
+    return fit_one
 
 
 def _layout(fit):
@@ -173,21 +176,11 @@ def _select_object(ctx, demo, outputs, test):
     return [] if found is None else [found]
 
 
-def _recolor(ctx, demo, outputs, test):
-    mapping = fit_recolor(demo, outputs, test)
-    return [] if mapping is None else [(mapping,)]
-
-
 def _rules(fit):
     """A fit that already returns its list of argument tuples, as an entry's fit."""
     def fit_rules(ctx, demo, outputs, test):
         return fit(demo, outputs, test)
     return fit_rules
-
-
-def _stamp_templates(ctx, demo, outputs, test):
-    table = fit_stamp_templates(demo, outputs, test)
-    return [] if table is None else [(table,)]
 
 
 def _stamp(ctx, demo, outputs, test):
@@ -253,7 +246,7 @@ def _shrinks(demo: list, outputs: list) -> bool:
 
 
 FITTERS: tuple[Fitter, ...] = (
-    Fitter("lookup", "grid", _lookup, lookup, "fitted", lambda c, table: c + 3 + len(table)),
+    Fitter("lookup", "grid", _one(fit_lookup), lookup, "fitted", lambda c, table: c + 3 + len(table)),
     Fitter("arrange", "resizing", _layout(fit_arrange), arrange, "fitted",
            lambda c, mapping: c + 1 + 0.3 * len(mapping), recolor=True),
     Fitter("extend_pattern", "resizing", _layout(fit_extend), extend_pattern, "fitted",
@@ -264,7 +257,7 @@ FITTERS: tuple[Fitter, ...] = (
            when=_shrinks, quota="select"),
     Fitter("fill_panels", "sized", _layout(fit_panels), fill_panels, "fitted",
            lambda c, layout: c + 1 + 0.3 * len(layout)),
-    Fitter("recolor", "sized", _recolor, recolor, "fitted", lambda c, mapping: c + 0.5 + 0.3 * len(mapping),
+    Fitter("recolor", "sized", _one(fit_recolor), recolor, "fitted", lambda c, mapping: c + 0.5 + 0.3 * len(mapping),
            final=True),
     Fitter("recolor_objects", "sized", _rules(fit_recolor_objects), recolor_objects, "fitted",
            lambda c, kind, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
@@ -279,7 +272,7 @@ FITTERS: tuple[Fitter, ...] = (
     Fitter("fill_rooms", "sized", _rules(fit_fill_rooms), fill_rooms, "fitted",
            lambda c, diagonal, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
-    Fitter("stamp_templates", "sized", _stamp_templates, stamp_templates, "fitted",
+    Fitter("stamp_templates", "sized", _one(fit_stamp_templates), stamp_templates, "fitted",
            lambda c, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",
            lambda c, kind, margin, table: c + 1.5 + 0.05 * _marks(table), quota="rule"),

@@ -30,6 +30,7 @@ from shared.solvers.dsl.primitives.props import (
     lines_objects,
     move_by,
     move_objects,
+    near8,
     object_ring,
     prop_key,
     properties,
@@ -225,13 +226,6 @@ def _ring_options(v: Grid, o: Grid, objs: list) -> list[set]:
     return per
 
 
-def _next_to_cells(g: Grid) -> np.ndarray:
-    """Where g has a non-zero cell among a cell's eight neighbours."""
-    p = np.pad(g != 0, 1)
-    h, w = g.shape
-    return np.any([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3) if (dy, dx) != (1, 1)], axis=0)
-
-
 def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid], limit: int = 2) -> list[tuple]:
     """(kind, prop, table) rules painting the empty cells round each object (its eight neighbours) a colour
     chosen by one property, that explain every demo; the tables refuse as `fit_recolor_objects`'s do.
@@ -241,7 +235,7 @@ def fit_halo_objects(values: list[Grid], outputs: list[Grid], tests: list[Grid],
         return []
     if all(np.array_equal(v, o) for v, o in zip(values, outputs, strict=True)):
         return []
-    if any((o != v).any() and not _next_to_cells(v)[o != v].all() for v, o in zip(values, outputs, strict=True)):
+    if any((o != v).any() and not near8(v != 0)[o != v].all() for v, o in zip(values, outputs, strict=True)):
         return []  # a changed cell no object touches
     found = []
     for kind in OBJECT_KINDS:

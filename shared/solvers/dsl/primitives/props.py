@@ -169,18 +169,21 @@ def move_objects(g: Grid, kind: str, prop: str, table: dict) -> Grid | None:
     return out
 
 
+def near8(mask: np.ndarray) -> np.ndarray:
+    """Where a cell has a True cell among its eight neighbours."""
+    p = np.pad(mask, 1)
+    h, w = mask.shape
+    return np.any([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3) if (dy, dx) != (1, 1)], axis=0)
+
 
 def object_ring(g: Grid, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The zero cells of g among the eight neighbours of an object's cells, as (ys, xs)."""
     h, w = g.shape
     y0, x0 = max(int(ys.min()) - 1, 0), max(int(xs.min()) - 1, 0)
     y1, x1 = min(int(ys.max()) + 2, h), min(int(xs.max()) + 2, w)
-    near = np.zeros((y1 - y0 + 2, x1 - x0 + 2), dtype=bool)
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            near[ys - y0 + dy, xs - x0 + dx] = True
-    near = near[1:-1, 1:-1] & (g[y0:y1, x0:x1] == 0)
-    ry, rx = np.nonzero(near)
+    cells = np.zeros((y1 - y0, x1 - x0), dtype=bool)
+    cells[ys - y0, xs - x0] = True
+    ry, rx = np.nonzero(near8(cells) & (g[y0:y1, x0:x1] == 0))
     return ry + y0, rx + x0
 
 
@@ -266,6 +269,7 @@ def move_by(g: Grid, kind: str, prop: str, direction: str) -> Grid | None:
     dy, dx = UNITS[direction]
     steps = {prop_key(v): (dy * v, dx * v) for v in properties(g, kind, prop)}
     return move_objects(g, kind, prop, steps)
+
 
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
