@@ -415,6 +415,33 @@ def test_cell_rule_fit_recolours_cells_by_what_they_touch():
     assert same(cell_rule(test, *rules[0]), answer(test))
 
 
+def test_cell_rule_screen_agrees_with_a_plain_table_per_feature_set():
+    from shared.solvers.dsl.fit.common import MAX_TABLE
+    from shared.solvers.dsl.fit.rules import _screen, demo_cells, feature_matrix
+    from shared.solvers.dsl.primitives.cellrule import cell_features
+
+    rng = np.random.default_rng(5)
+    ins = [(rng.random((h, w)) < 0.5) * rng.integers(1, 4, (h, w)).astype(np.uint8) for h, w in ((6, 7), (7, 6))]
+    outs = [np.where(g == 1, 2, g).astype(np.uint8) for g in ins]
+    test = (rng.random((6, 6)) < 0.5) * rng.integers(1, 4, (6, 6)).astype(np.uint8)
+    demo, masks, _ = demo_cells(ins, outs)
+    tests = np.unique(feature_matrix([cell_features(test)]), axis=1)
+    sets = np.array([sorted(rng.choice(demo.shape[0], size=3, replace=False)) for _ in range(400)])
+    covers, agrees, screened = _screen(demo, masks, tests, sets, None)
+    assert screened and covers.any() and (~covers).any() and (covers & agrees).any() and (covers & ~agrees).any()
+    for row, c, a in zip(sets, covers, agrees, strict=True):  # the same verdicts, one dict per set
+        shared_labels: dict[tuple, int] = {}
+        for col in range(demo.shape[1]):
+            key = tuple(demo[row, col])
+            shared_labels[key] = shared_labels.get(key, -1) & int(masks[col])
+        seen = all(tuple(tests[row, col]) in shared_labels for col in range(tests.shape[1]))
+        assert c == (seen and len(shared_labels) <= MAX_TABLE)
+        if c:
+            assert a == all(m != 0 for m in shared_labels.values())
+    _, _, screened = _screen(demo, masks, tests, sets, time.monotonic() - 1)
+    assert not screened  # a deadline already past stops the screen
+
+
 def test_cell_tree_fit_grows_a_rule_on_many_features():
     from shared.solvers.dsl.fit import fit_cell_tree
     from shared.solvers.dsl.primitives.cellrule import cell_rule

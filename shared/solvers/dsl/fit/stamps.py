@@ -77,12 +77,30 @@ def fit_object_stamp(values: list[Grid], outputs: list[Grid], tests: list[Grid])
         sizes = Counter((y1 - y0, x1 - x0) for a in anchors for (y0, x0, y1, x1), _ in a)
         if any(sizes[(y1 - y0, x1 - x0)] < 2 for a in test_anchors for (y0, x0, y1, x1), _ in a):
             continue
+        reach = _reach(values, outputs, anchors)
         for margin in OBJECT_STAMP_MARGINS:
+            if margin < reach:
+                continue  # some changed cell lies beyond every object's box grown by the margin
             table = _stamp_table(values, outputs, anchors, margin)
             if table is not None and all(same(object_stamp(v, kind, margin, table), o)
                                          for v, o in zip(values, outputs, strict=True)):
                 return kind, margin, table
     return None
+
+
+def _reach(values: list[Grid], outputs: list[Grid], anchors: list) -> int:
+    """The least margin whose grown object boxes hold every cell some demo changes: how many cells
+    past the nearest box (in rows or columns, whichever is more) the farthest changed cell lies."""
+    reach = 0
+    for v, o, objs in zip(values, outputs, anchors, strict=True):
+        ys, xs = np.nonzero(v != o)
+        if not len(ys):
+            continue
+        boxes = np.array([box for box, _ in objs])
+        rows = np.maximum(boxes[:, None, 0] - ys, ys - boxes[:, None, 2] + 1)  # (box, changed cell)
+        cols = np.maximum(boxes[:, None, 1] - xs, xs - boxes[:, None, 3] + 1)
+        reach = max(reach, int(np.maximum(rows, cols).min(axis=0).max()))
+    return reach
 
 
 def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin: int) -> dict | None:
@@ -99,7 +117,7 @@ def _stamp_table(values: list[Grid], outputs: list[Grid], anchors: list, margin:
             sl = np.s_[pad + y0 - margin:pad + y1 + margin, pad + x0 - margin:pad + x1 + margin]
             wv, wo = pv[sl], po[sl]
             role = np.full(17, -1, dtype=np.int16)
-            role[ranked] = 16 + np.arange(1, len(ranked) + 1)
+            role[list(ranked)] = 16 + np.arange(1, len(ranked) + 1)
             by_role = role[wo.clip(0)]  # outside the grid reads colour 0, which no object has
             code = np.where(wo < 0, _UNSEEN, np.where(by_role > 0, by_role, wo))
             if size not in codes:

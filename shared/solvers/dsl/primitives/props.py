@@ -274,18 +274,26 @@ def move_by(g: Grid, kind: str, prop: str, direction: str) -> Grid | None:
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
 
-def stamp_anchors(g: Grid, kind: str) -> list[tuple] | None:
+def stamp_anchors(g: Grid, kind: str) -> tuple[tuple, ...] | None:
     """Per object: its box (y0, x0, y1, x1) and its colours ranked by count (ties: the lower colour),
     the roles a stamp names them by; None when there are none, too many, or one spans the grid."""
+    g = np.ascontiguousarray(g, dtype=np.uint8)
+    return _cached_anchors(g.tobytes(), g.shape[0], g.shape[1], kind)
+
+
+@lru_cache(maxsize=4096)
+def _cached_anchors(data: bytes, h: int, w: int, kind: str) -> tuple[tuple, ...] | None:
+    """`stamp_anchors` of the grid held in data (a fit reads them again when it checks its stamps)."""
+    g = np.frombuffer(data, dtype=np.uint8).reshape(h, w)
     out = []
     for ys, xs in scene_objects(g, kind):
         y0, x0, y1, x1 = int(ys.min()), int(xs.min()), int(ys.max()) + 1, int(xs.max()) + 1
         if (y1 - y0, x1 - x0) == g.shape:
             return None
         counts = np.bincount(g[ys, xs], minlength=16)
-        ranked = sorted(np.flatnonzero(counts).tolist(), key=lambda c: (-counts[c], c))
+        ranked = tuple(sorted(np.flatnonzero(counts).tolist(), key=lambda c: (-counts[c], c)))
         out.append(((y0, x0, y1, x1), ranked))
-    return out if 0 < len(out) <= MAX_STAMPED else None
+    return tuple(out) if 0 < len(out) <= MAX_STAMPED else None
 
 
 @primitive(search=False, shape="keep")
