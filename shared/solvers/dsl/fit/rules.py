@@ -199,6 +199,8 @@ def fit_cell_rule(values: list[Grid], outputs: list[Grid], tests: list[Grid], ma
         tried = good[-1] + 1 if len(good) and len(found) >= MAX_CELL_RULES else len(sets)
         covered = np.zeros((n,) * size, dtype=bool)
         covered[tuple(sets[:tried][covers[:tried]].T)] = True
+        if size == 1:  # a feature one value on every demo cell adds nothing to a set but a copy of its rules
+            covered &= (demo != demo[:, :1]).any(axis=1)
         if not screened or len(_distinct(found, test_features, limit)) == limit:
             break  # a rule on one more feature would only be a weaker second attempt
     return _distinct(found, test_features, limit)
