@@ -8,13 +8,15 @@ memory), with states generated and expanded per second and image ops run per sec
 distinct image an op makes of an input's image, computed once and cached: the measure the
 reference's speed is quoted in). First, in fresh processes, the JIT
 compile time of the core and every kernel: cold (an empty cache) and cached (a second process on
-that cache). Also the process's peak RSS. A benchmark, not a test: the figures depend on the
-machine and its load.
+that cache). Also the process's peak RSS. With `--fits`, the solver alone, its learned endings'
+fits timed one by one (`fitters.FITTERS`): seconds, calls and endings found per fit, and their
+share of the solver's time. A benchmark, not a test: the figures depend on the machine and its load.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -23,9 +25,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
-from shared.solvers.dsl import jit
+from shared.solvers.dsl import fitters, jit
 from shared.solvers.dsl.core.search import CoreSearch
 from shared.solvers.dsl.solver import DslSolver
 from shared.tasks import TaskError, load, strip_test_outputs
@@ -88,6 +92,75 @@ def measure(task, budget_s: float, cap_s: float) -> dict:
     return row
 
 
+@contextmanager
+def timed_fits(totals: dict):
+    """Within it, every entry of `fitters.FITTERS` adds [seconds, calls, endings found] to totals[its name]."""
+    def timed(name, fit):
+        def run(*args):
+            t0 = time.perf_counter()
+            found = fit(*args)
+            row = totals[name]
+            row[0] += time.perf_counter() - t0
+            row[1] += 1
+            row[2] += len(found)
+            return found
+        return run
+
+    original = fitters.FITTERS
+    fitters.FITTERS = tuple(dataclasses.replace(f, fit=timed(f.name, f.fit)) for f in original)
+    try:
+        yield totals
+    finally:
+        fitters.FITTERS = original
+
+
+def measure_fits(task, budget_s: float) -> dict:
+    """One task's solver run with its fits timed: {"task_id", "solver_s", "fits": {name: [s, calls, found]}}."""
+    totals = defaultdict(lambda: [0.0, 0, 0])
+    with timed_fits(totals):
+        t0 = time.monotonic()
+        DslSolver().solve(strip_test_outputs(task), budget_s)
+        secs = time.monotonic() - t0
+    return {"task_id": task.id, "solver_s": round(secs, 3),
+            "fits": {k: [round(v[0], 4), v[1], v[2]] for k, v in totals.items()}}
+
+
+def fit_table(rows: list[dict]) -> list[tuple]:
+    """(name, seconds, calls, found, share of the solver's time) per fit over rows, the dearest first."""
+    solver_s = sum(r["solver_s"] for r in rows) or 1.0
+    totals = defaultdict(lambda: [0.0, 0, 0])
+    for r in rows:
+        for name, (secs, calls, found) in r["fits"].items():
+            t = totals[name]
+            t[0], t[1], t[2] = t[0] + secs, t[1] + calls, t[2] + found
+    return sorted(((k, v[0], v[1], v[2], v[0] / solver_s) for k, v in totals.items()), key=lambda r: -r[1])
+
+
+def _fits_main(tasks, budget_s: float, out: str | None) -> int:
+    DslSolver()  # compiles or loads the core here, outside every task's clock
+    rows = []
+    for task in tasks:
+        row = measure_fits(task, budget_s)
+        rows.append(row)
+        fit_s = sum(v[0] for v in row["fits"].values())
+        print(f"{task.id}  solver {row['solver_s']:6.2f} s  fits {fit_s:6.2f} s", flush=True)
+        if out:
+            with open(out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+    table = fit_table(rows)
+    if out:
+        with open(out, "a") as f:
+            f.write(json.dumps({"summary": {"tasks": len(rows), "solver_s": round(sum(r["solver_s"] for r in rows), 2),
+                                            "fits": table}}) + "\n")
+    print(f"{'fit':<18} {'seconds':>8} {'calls':>8} {'found':>7} {'share':>6}")
+    for name, secs, calls, found, share in table:
+        print(f"{name:<18} {secs:8.2f} {calls:8d} {found:7d} {share:6.1%}")
+    total, solver_s = sum(r[1] for r in table), sum(r["solver_s"] for r in rows)
+    share = total / solver_s if solver_s else 0.0
+    print(f"all fits {total:.1f} s of the solver's {solver_s:.1f} s over {len(rows)} tasks ({share:.1%})")
+    return 0
+
+
 def _median(values) -> float | None:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -124,6 +197,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--cap-s", type=float, default=10.0, help="most seconds per depth of the bare enumeration (10)")
     p.add_argument("--out", help="a JSON-lines file the per-task rows are appended to, and the summary after")
     p.add_argument("--no-compile", action="store_true", help="skip the cold and cached compile timings")
+    p.add_argument("--fits", action="store_true",
+                   help="the solver alone, with the time each learned ending's fit takes (no enumeration, no compile)")
     args = p.parse_args(argv)
     if args.budget_s <= 0 or args.cap_s <= 0:
         p.error("--budget-s and --cap-s must be positive")
@@ -132,6 +207,8 @@ def main(argv: list[str]) -> int:
     except TaskError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.fits:
+        return _fits_main(tasks, args.budget_s, args.out)
     compile_s = None
     if not jit.COMPILED:
         print(f"compiled core: no, numba unavailable ({jit.REASON}); the kernels run as plain Python")
