@@ -1,11 +1,13 @@
-"""numpy grid helpers: the 8 dihedral transforms, colour maps, hashing, equality.
+"""numpy grid helpers: the 8 dihedral transforms, colour maps, hashing, equality, a cache by grid.
 
 A grid is a 2-d uint8 numpy array of colours 0-9, 1..30 on each side (validated in `tasks`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -51,6 +53,24 @@ def grid_hash(grid: Grid | None) -> str:
     h = hashlib.blake2b(g.tobytes(), digest_size=8)
     h.update(np.array(g.shape, dtype=np.int32).tobytes())
     return h.hexdigest()
+
+
+def cached_by_grid(maxsize: int) -> Callable:
+    """Decorate f(g, *args) to remember its result by g's cells and shape (and args): f receives g as
+    a read-only uint8 array, and its result is shared by every caller, so it should be immutable."""
+    def wrap(f: Callable) -> Callable:
+        @functools.lru_cache(maxsize=maxsize)
+        def by_bytes(data: bytes, h: int, w: int, *args):
+            return f(np.frombuffer(data, dtype=np.uint8).reshape(h, w), *args)
+
+        @functools.wraps(f)
+        def call(g: Grid, *args):
+            g = np.ascontiguousarray(g, dtype=np.uint8)
+            return by_bytes(g.tobytes(), g.shape[0], g.shape[1], *args)
+
+        call.cache_clear = by_bytes.cache_clear
+        return call
+    return wrap
 
 
 def same(a: Grid | None, b: Grid | None) -> bool:

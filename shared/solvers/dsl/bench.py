@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import resource
 import statistics
@@ -29,6 +28,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
+from shared import runs
 from shared.solvers.dsl import fitters, jit
 from shared.solvers.dsl.core.search import CoreSearch
 from shared.solvers.dsl.solver import DslSolver
@@ -145,13 +145,11 @@ def _fits_main(tasks, budget_s: float, out: str | None) -> int:
         fit_s = sum(v[0] for v in row["fits"].values())
         print(f"{task.id}  solver {row['solver_s']:6.2f} s  fits {fit_s:6.2f} s", flush=True)
         if out:
-            with open(out, "a") as f:
-                f.write(json.dumps(row) + "\n")
+            runs.append(out, row)
     table = fit_table(rows)
     if out:
-        with open(out, "a") as f:
-            f.write(json.dumps({"summary": {"tasks": len(rows), "solver_s": round(sum(r["solver_s"] for r in rows), 2),
-                                            "fits": table}}) + "\n")
+        runs.append(out, {"summary": {"tasks": len(rows), "solver_s": round(sum(r["solver_s"] for r in rows), 2),
+                                      "fits": table}})
     print(f"{'fit':<18} {'seconds':>8} {'calls':>8} {'found':>7} {'share':>6}")
     for name, secs, calls, found, share in table:
         print(f"{name:<18} {secs:8.2f} {calls:8d} {found:7d} {share:6.1%}")
@@ -223,12 +221,10 @@ def main(argv: list[str]) -> int:
         rows.append(row)
         print(_line(row), flush=True)
         if args.out:
-            with open(args.out, "a") as f:
-                f.write(json.dumps(row) + "\n")
+            runs.append(args.out, row)
     summary = summarise(rows, compile_s)
     if args.out:
-        with open(Path(args.out), "a") as f:
-            f.write(json.dumps({"summary": summary}) + "\n")
+        runs.append(args.out, {"summary": summary})
     d2, d3 = summary["depth2"], summary["depth3"]
     print(f"median over {len(rows)} tasks: solver {summary['median_solver_states_per_s']:,.0f} states/s; "
           f"depth 2 {d2['median_generated_per_s']:,.0f} generated/s, exhausted on {d2['exhausted']}; "

@@ -10,11 +10,10 @@ The splits and picks are list kernels (`kernels`: a list of parts held packed as
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from scipy import ndimage
 
+from shared.grids import cached_by_grid
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     cells_box,
@@ -33,10 +32,10 @@ from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
 _STRUCTURE = {True: np.ones((3, 3), dtype=bool), False: ndimage.generate_binary_structure(2, 1)}
 
 
-@lru_cache(maxsize=4096)
-def _component_arrays(data: bytes, h: int, w: int, diagonal: bool, by_colour: bool) -> tuple:
+@cached_by_grid(4096)
+def _component_arrays(g: Grid, diagonal: bool, by_colour: bool) -> tuple:
     """Components of non-zero cells (cached: the search asks often), each as read-only (ys, xs)."""
-    g = np.frombuffer(data, dtype=np.uint8).reshape(h, w)
+    h, w = g.shape
     structure = _STRUCTURE[diagonal]
     if by_colour:
         labels = np.zeros((h, w), dtype=np.int32)
@@ -64,8 +63,7 @@ def _component_arrays(data: bytes, h: int, w: int, diagonal: bool, by_colour: bo
 
 def components(g: Grid, diagonal: bool = True, by_colour: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     """Connected components of non-zero cells as read-only (ys, xs) index arrays, in reading order."""
-    g = np.ascontiguousarray(g, dtype=np.uint8)
-    return list(_component_arrays(g.tobytes(), g.shape[0], g.shape[1], diagonal, by_colour))
+    return list(_component_arrays(g, diagonal, by_colour))
 
 
 @njit

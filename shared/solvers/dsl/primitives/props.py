@@ -10,11 +10,10 @@ property values to colours, or as "the object whose property is largest / smalle
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 
 import numpy as np
 
-from shared.grids import d8
+from shared.grids import cached_by_grid, d8
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, Grid, Grids
@@ -65,14 +64,13 @@ PROPERTIES = ("colour", "size", "rank", "holes", "border", "shape_d8", "shape", 
 
 def properties(g: Grid, kind: str, prop: str) -> list:
     """One value of `prop` per object of `kind` in g, in the order of `scene_objects`."""
-    g = np.ascontiguousarray(g, dtype=np.uint8)
-    return list(_cached_properties(g.tobytes(), g.shape[0], g.shape[1], kind, prop))
+    return list(_cached_properties(g, kind, prop))
 
 
-@lru_cache(maxsize=8192)
-def _cached_properties(data: bytes, h: int, w: int, kind: str, prop: str) -> tuple:
-    """`properties` of the grid held in data (several object fits read the same state's properties)."""
-    return tuple(_properties(np.frombuffer(data, dtype=np.uint8).reshape(h, w), kind, prop))
+@cached_by_grid(8192)
+def _cached_properties(g: Grid, kind: str, prop: str) -> tuple:
+    """`properties` as a tuple, cached by grid (several object fits read the same state's properties)."""
+    return tuple(_properties(g, kind, prop))
 
 
 def _properties(g: Grid, kind: str, prop: str) -> list:
@@ -274,17 +272,10 @@ def move_by(g: Grid, kind: str, prop: str, direction: str) -> Grid | None:
 MAX_STAMPED = 30  # objects a per-object stamp is fitted on, per grid
 
 
+@cached_by_grid(4096)  # a fit reads them again when it checks its stamps
 def stamp_anchors(g: Grid, kind: str) -> tuple[tuple, ...] | None:
     """Per object: its box (y0, x0, y1, x1) and its colours ranked by count (ties: the lower colour),
     the roles a stamp names them by; None when there are none, too many, or one spans the grid."""
-    g = np.ascontiguousarray(g, dtype=np.uint8)
-    return _cached_anchors(g.tobytes(), g.shape[0], g.shape[1], kind)
-
-
-@lru_cache(maxsize=4096)
-def _cached_anchors(data: bytes, h: int, w: int, kind: str) -> tuple[tuple, ...] | None:
-    """`stamp_anchors` of the grid held in data (a fit reads them again when it checks its stamps)."""
-    g = np.frombuffer(data, dtype=np.uint8).reshape(h, w)
     out = []
     for ys, xs in scene_objects(g, kind):
         y0, x0, y1, x1 = int(ys.min()), int(xs.min()), int(ys.max()) + 1, int(xs.max()) + 1
