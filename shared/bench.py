@@ -394,12 +394,11 @@ def main(argv: list[str]) -> int:
     for problem in tasks.skipped:
         print(f"skipped: {problem}", file=sys.stderr)
     if args.ids:
-        wanted = args.ids.split(",")
-        missing = [i for i in wanted if i not in tasks.by_id()]
-        if missing:
-            print(f"error: task ids not in {args.tasks}: {', '.join(missing)}", file=sys.stderr)
+        try:
+            tasks = tasks.only(args.ids.split(","))
+        except TaskError as e:
+            print(f"error: {e}", file=sys.stderr)
             return 2
-        tasks = TaskSet([t for t in tasks if t.id in wanted], tasks.name)
     if args.limit is not None:
         tasks = TaskSet(tasks[: args.limit], tasks.name)
     deadline = None if args.deadline_s is None else time.monotonic() + args.deadline_s

@@ -178,6 +178,14 @@ class TaskSet(list):
     def by_id(self) -> dict[str, Task]:
         return {t.id: t for t in self}
 
+    def only(self, ids) -> TaskSet:
+        """The tasks whose ids are in `ids`, in the set's order; a TaskError names every id the set lacks."""
+        wanted = set(ids)
+        missing = sorted(wanted - {t.id for t in self})
+        if missing:
+            raise TaskError(f"task ids not in {self.name or 'the task set'}: {', '.join(missing)}")
+        return TaskSet([t for t in self if t.id in wanted], self.name, list(self.skipped), dict(self.skipped_tests))
+
 
 def _read_json(path: Path):
     try:

@@ -13,7 +13,7 @@ from shared.agents import verify as verify_cmd
 from shared.agents.feedback import cell_diff, feedback
 from shared.programs import Program, ProgramFileError, read_programs, write_programs
 from shared.sandbox import SandboxPool, task_job
-from shared.tasks import load
+from shared.tasks import TaskError, load
 
 FLIP = "def solve(grid):\n    return [row[::-1] for row in grid]\n"
 COPY = "def solve(grid):\n    return grid\n"
@@ -215,3 +215,15 @@ def test_cell_diff_marks_right_cells_with_dots():
     got, want = np.array([[1, 2], [3, 4]]), np.array([[1, 0], [3, 4]])
     assert cell_diff(got, want) == ("1 of 4 cells differ: (0,1) want 0 got 2\n"
                                     "your output with correct cells as '.':\n.2\n..")
+
+
+def test_verify_selects_the_named_tasks_in_the_order_given_and_names_unknown_ones():
+    tasks = load("arc1/train")[:3]
+    ids = [t.id for t in tasks]
+    progs = [Program(ids[0], "def solve(g): return g", "a.json", 0), Program("zzz", "x", "a.json", 1)]
+    chosen, unknown = verify_cmd.select_tasks(tasks, progs, [ids[2], ids[0]])
+    assert [t.id for t in chosen] == [ids[2], ids[0]] and unknown == ["zzz"]
+    chosen, _ = verify_cmd.select_tasks(tasks, progs, None)
+    assert [t.id for t in chosen] == [ids[0]]
+    with pytest.raises(TaskError, match="task ids not in arc1/train: nosuch"):
+        verify_cmd.select_tasks(tasks, progs, [ids[1], "nosuch"])

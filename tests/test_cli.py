@@ -90,6 +90,12 @@ def test_solve_names_a_missing_task_set_and_leaves_no_folder(tmp_path, capsys):
     assert "no such task set" in capsys.readouterr().err and not out.exists()
 
 
+def test_solve_names_unknown_ids_and_leaves_no_folder(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["solve", "--tasks", "arc1/train", "--ids", "007bbfb7,nosuch", "--out", str(out)]) == 2
+    assert "task ids not in arc1/train: nosuch" in capsys.readouterr().err and not out.exists()
+
+
 def test_the_console_entry_point_runs_the_same_command_line(tmp_path):
     exe = shutil.which("arc-suite")
     if exe is None:

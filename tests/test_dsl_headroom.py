@@ -65,7 +65,7 @@ def test_dsl_headroom_runs_the_solver_and_its_counts_add_up(tmp_path, capsys):
 
 def test_dsl_headroom_refuses_unknown_ids_and_tasks_without_test_outputs(tmp_path, capsys):
     assert headroom.main(["--tasks", "arc1/train", "--ids", "nosuchid"]) == 2
-    assert "--ids: not in arc1/train: nosuchid" in capsys.readouterr().err
+    assert "--ids: task ids not in arc1/train: nosuchid" in capsys.readouterr().err
     task = {"train": [{"input": [[1]], "output": [[2]]}], "test": [{"input": [[1]]}]}
     (tmp_path / "t1.json").write_text(json.dumps(task))
     assert headroom.main(["--tasks", str(tmp_path)]) == 2

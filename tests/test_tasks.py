@@ -32,6 +32,17 @@ def test_folder_and_single_file(task_folder):
     assert one[0].id == "aa" and one[0].test[0].output.tolist() == [[1, 2], [3, 4]]
 
 
+def test_only_keeps_the_named_tasks_in_set_order_and_names_the_missing(task_folder):
+    folder, write = task_folder
+    for i in ("aa", "bb", "cc"):
+        write(i)
+    ts = load(folder)
+    picked = ts.only(["cc", "aa"])
+    assert [t.id for t in picked] == ["aa", "cc"] and picked.name == ts.name
+    with pytest.raises(TaskError, match="task ids not in .*: dd, zz"):
+        ts.only(["aa", "zz", "dd"])
+
+
 def test_kaggle_challenges_with_solutions(tmp_path):
     ch = {"x1": {"train": task_dict()["train"], "test": [{"input": [[7]]}]}}
     (tmp_path / "ch.json").write_text(json.dumps(ch))

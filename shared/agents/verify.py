@@ -157,10 +157,8 @@ def select_tasks(tasks: TaskSet, programs: list[Program], ids: list[str] | None)
     by_id = tasks.by_id()
     unknown = sorted({p.task_id for p in programs if p.task_id not in by_id})
     wanted = ids if ids is not None else sorted({p.task_id for p in programs if p.task_id in by_id})
-    missing = [i for i in wanted if i not in by_id]
-    if missing:
-        raise TaskError(f"task ids not in {tasks.name}: {', '.join(missing)}")
-    return [by_id[i] for i in wanted], unknown
+    chosen = tasks.only(wanted).by_id()
+    return [chosen[i] for i in wanted], unknown
 
 
 def report_lines(rows: list[dict], summary: dict) -> list[str]:

@@ -12,11 +12,11 @@ with the machine's speed, as the solver's own scores do.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import sys
 from collections import Counter
 
+from shared import runs
 from shared.grids import same
 from shared.scoring import task_solved
 from shared.solvers.dsl.program import to_source
@@ -83,17 +83,16 @@ def main(argv: list[str]) -> int:
     if args.budget_s <= 0 or args.workers < 1:
         p.error("--budget-s must be positive and --workers at least 1")
     try:
-        tasks = list(load(args.tasks))
+        tasks = load(args.tasks)
     except TaskError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.ids:
-        wanted = [i.strip() for i in args.ids.split(",") if i.strip()]
-        missing = sorted(set(wanted) - {t.id for t in tasks})
-        if missing:
-            print(f"error: --ids: not in {args.tasks}: {', '.join(missing)}", file=sys.stderr)
+        try:
+            tasks = tasks.only(i.strip() for i in args.ids.split(",") if i.strip())
+        except TaskError as e:
+            print(f"error: --ids: {e}", file=sys.stderr)
             return 2
-        tasks = [t for t in tasks if t.id in set(wanted)]
     tasks = tasks[: args.limit]
     lacking = [t.id for t in tasks if any(p.output is None for p in t.test)]
     if lacking:
@@ -114,16 +113,14 @@ def main(argv: list[str]) -> int:
         for row in tqdm(results, total=len(jobs), desc="dsl-headroom"):
             rows.append(row)
             if args.out:
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                runs.append(args.out, row)
     finally:
         if pool is not None:
             pool.close()
             pool.join()
     summary = summarise(rows)
     if args.out:
-        with open(args.out, "a") as f:
-            f.write(json.dumps({"summary": summary}) + "\n")
+        runs.append(args.out, {"summary": summary})
     for r in sorted(rows, key=lambda r: r["task_id"]):
         if not r["solved"] and r["right_at"] is not None:
             print(f"{r['task_id']}: the right answer is candidate {r['right_at'] + 1} of {r['answers']} "
