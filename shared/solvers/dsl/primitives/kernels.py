@@ -39,6 +39,25 @@ def counts(g):
 
 
 @njit
+def uniform_lines(g, c):
+    """(rows, columns) as boolean arrays: True where every cell of that row or column is colour c."""
+    h, w = g.shape
+    rows = np.ones(h, dtype=np.bool_)
+    cols = np.ones(w, dtype=np.bool_)
+    for y in range(h):  # each line stops at its first other colour: most stop at once
+        for x in range(w):
+            if g[y, x] != c:
+                rows[y] = False
+                break
+    for x in range(w):
+        for y in range(h):
+            if g[y, x] != c:
+                cols[x] = False
+                break
+    return rows, cols
+
+
+@njit
 def bbox_nonzero(g):
     """(y0, x0, y1, x1), end-exclusive, of the non-zero cells; y1 = -1 when there are none."""
     h, w = g.shape

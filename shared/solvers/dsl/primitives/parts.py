@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, new_parts, no_parts, part
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, new_parts, no_parts, part, uniform_lines
 from shared.solvers.dsl.primitives.lines import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
@@ -47,27 +47,9 @@ def _cuts(g, max_parts):
     best_ry = np.empty((0, 2), dtype=np.int64)
     best_rx = np.empty((0, 2), dtype=np.int64)
     best = -1
-    rows = np.empty(h, dtype=np.bool_)
-    cols = np.empty(w, dtype=np.bool_)
     for c in range(1, 10):
-        nrows = 0
-        for y in range(h):
-            full = True
-            for x in range(w):
-                if g[y, x] != c:
-                    full = False
-                    break
-            rows[y] = full
-            nrows += full
-        ncols = 0
-        for x in range(w):
-            full = True
-            for y in range(h):
-                if g[y, x] != c:
-                    full = False
-                    break
-            cols[x] = full
-            ncols += full
+        rows, cols = uniform_lines(g, c)
+        nrows, ncols = rows.sum(), cols.sum()
         if nrows == 0 and ncols == 0 or nrows == h:
             continue
         ry, rx = _spans(rows), _spans(cols)
@@ -143,14 +125,7 @@ def cell_colours(g: Grid) -> Grid | None:
 @primitive(cost=1.5, kernel=True)
 def block_colours(g: Grid) -> Grid | None:
     """Cut along empty rows and columns and give each block its most frequent non-zero colour: the layout as a grid."""
-    h, w = g.shape
-    rows = np.ones(h, dtype=np.bool_)
-    cols = np.ones(w, dtype=np.bool_)
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                rows[y] = False
-                cols[x] = False
+    rows, cols = uniform_lines(g, 0)
     ry, rx = _spans(rows), _spans(cols)
     n = ry.shape[0] * rx.shape[0]
     if n < 2 or n > MAX_PARTS:

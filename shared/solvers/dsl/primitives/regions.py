@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label
+from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label, uniform_lines
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -542,13 +542,7 @@ def fill_placeholders(g: Grid, c: Color) -> Grid | None:
 def mark_empty_lines(g: Grid) -> Grid | None:
     """Mark every row and every column that is all zeros."""
     h, w = g.shape
-    rows = np.ones(h, dtype=np.bool_)
-    cols = np.ones(w, dtype=np.bool_)
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                rows[y] = False
-                cols[x] = False
+    rows, cols = uniform_lines(g, 0)
     if not rows.any() and not cols.any() or rows.all():
         return empty()
     out = g.copy()
