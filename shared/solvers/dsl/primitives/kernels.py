@@ -41,20 +41,33 @@ def counts(g):
 @njit
 def uniform_lines(g, c):
     """(rows, columns) as boolean arrays: True where every cell of that row or column is colour c."""
+    rows = np.empty(g.shape[0], dtype=np.bool_)
+    cols = np.empty(g.shape[1], dtype=np.bool_)
+    find_uniform_lines(g, c, rows, cols)
+    return rows, cols
+
+
+@njit
+def find_uniform_lines(g, c, rows, cols):
+    """`uniform_lines` into arrays the caller owns (a hot loop reuses them); returns how many rows
+    and how many columns are uniform."""
     h, w = g.shape
-    rows = np.ones(h, dtype=np.bool_)
-    cols = np.ones(w, dtype=np.bool_)
+    nrows = ncols = 0
     for y in range(h):  # each line stops at its first other colour: most stop at once
+        rows[y] = True
         for x in range(w):
             if g[y, x] != c:
                 rows[y] = False
                 break
+        nrows += rows[y]
     for x in range(w):
+        cols[x] = True
         for y in range(h):
             if g[y, x] != c:
                 cols[x] = False
                 break
-    return rows, cols
+        ncols += cols[x]
+    return nrows, ncols
 
 
 @njit

@@ -14,7 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, new_parts, no_parts, part, uniform_lines
+from shared.solvers.dsl.primitives.kernels import (
+    bbox_nonzero,
+    counts,
+    empty,
+    find_uniform_lines,
+    new_parts,
+    no_parts,
+    part,
+    uniform_lines,
+)
 from shared.solvers.dsl.primitives.lines import connect
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MARKER, MAX_PARTS, MAX_SIDE, Color, Grid, Grids
@@ -47,9 +56,10 @@ def _cuts(g, max_parts):
     best_ry = np.empty((0, 2), dtype=np.int64)
     best_rx = np.empty((0, 2), dtype=np.int64)
     best = -1
+    rows = np.empty(h, dtype=np.bool_)
+    cols = np.empty(w, dtype=np.bool_)
     for c in range(1, 10):
-        rows, cols = uniform_lines(g, c)
-        nrows, ncols = rows.sum(), cols.sum()
+        nrows, ncols = find_uniform_lines(g, c, rows, cols)
         if nrows == 0 and ncols == 0 or nrows == h:
             continue
         ry, rx = _spans(rows), _spans(cols)
