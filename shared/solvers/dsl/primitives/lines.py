@@ -77,6 +77,47 @@ def rays(g: Grid, direction: str) -> Grid:
     return col
 
 
+@primitive(cost=2, params=tuple((d, right) for d in ("down", "up", "left", "right") for right in (True, False)),
+           shape="keep", kernel=True)
+def sidestep_rays(g: Grid, direction: str, right: bool) -> Grid | None:
+    """Rays from the cells on the edge behind a direction, stepping one cell aside (right or left) at each obstacle."""
+    # a ray about to meet a non-zero cell steps one cell to its right as it travels (or its left) and goes on;
+    # it stops where it cannot step aside
+    dy, dx = _step(direction, False)
+    sy, sx = (dx, -dy) if right else (-dx, dy)  # the traveller's right of (dy, dx) is (dx, -dy)
+    h, w = g.shape
+    n = w if dy != 0 else h
+    out = g.copy()
+    turned = False
+    for i in range(n):
+        if dy != 0:
+            y, x = (h - 1 if dy < 0 else 0), i
+        else:
+            y, x = i, (w - 1 if dx < 0 else 0)
+        c = g[y, x]
+        if c == 0:
+            continue
+        steps = 0
+        while steps < h * w:
+            steps += 1
+            ny, nx = y + dy, x + dx
+            if not (0 <= ny < h and 0 <= nx < w):
+                break
+            if g[ny, nx] != 0:  # step aside, if the cell there is free
+                ay, ax = y + sy, x + sx
+                if not (0 <= ay < h and 0 <= ax < w) or g[ay, ax] != 0:
+                    break
+                y, x = ay, ax
+                turned = True
+            else:
+                y, x = ny, nx
+            if out[y, x] == 0:
+                out[y, x] = c
+    if not turned:
+        return empty()  # plain rays are `rays`
+    return out
+
+
 @primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True)
 def marked_rays(g: Grid, direction: str) -> Grid | None:
     """Mark the zero cells that a ray from some non-zero cell in a direction passes over."""

@@ -446,11 +446,13 @@ def move_into_corners(g: Grid) -> Grid | None:
 
 @primitive(cost=2, shape="keep", kernel=True)
 def gather_to_lines(g: Grid) -> Grid | None:
-    """Each shape moves straight to touch the one line of its own colour; shapes with no such line vanish."""
+    """Each shape moves straight to the one line of its colour, nearest first, stacking; shapes with none vanish."""
+    # a shape: 8-connected, one colour; a line: a row or column across all but at most two cells of the grid; a
+    # shape stops where it touches its line or a shape of its colour already moved there
     h, w = g.shape
     if not _has_run3(g):
         return empty()  # a line has three cells of its colour side by side
-    n, start, cells = object_cells(g, False, True)
+    n, start, cells = object_cells(g, True, True)
     axis = np.full(n, -1, dtype=np.int64)  # 0: a row line, 1: a column line, -1: a shape
     at = np.zeros(n, dtype=np.int64)
     colour = np.zeros(n, dtype=np.int64)
@@ -459,9 +461,9 @@ def gather_to_lines(g: Grid) -> Grid | None:
         a, b = start[i], start[i + 1]
         y0, y1, x0, x1 = cells_box(cells, a, b, w)
         colour[i] = g[cells[a] // w, cells[a] % w]
-        if b - a >= 3 and y0 == y1:
+        if b - a >= max(3, w - 2) and y0 == y1:
             axis[i], at[i] = 0, y0
-        elif b - a >= 3 and x0 == x1:
+        elif b - a >= max(3, h - 2) and x0 == x1:
             axis[i], at[i] = 1, x0
         if axis[i] >= 0:
             lines += 1
@@ -474,27 +476,49 @@ def gather_to_lines(g: Grid) -> Grid | None:
         if axis[i] >= 0:
             for j in range(start[i], start[i + 1]):
                 out[cells[j] // w, cells[j] % w] = colour[i]
+    line = np.full(n, -1, dtype=np.int64)  # each shape's line
+    gap = np.full(n, h + w, dtype=np.int64)  # how far it is from it
+    way = np.zeros(n, dtype=np.int64)  # and which way it moves
     for i in range(n):
         if axis[i] >= 0:
             continue
-        mine, line = 0, -1
+        mine = 0
         for k in range(n):
             if axis[k] >= 0 and colour[k] == colour[i]:
                 mine += 1
-                line = k
+                line[i] = k
         if mine != 1:
+            line[i] = -1
             continue
         y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
-        lo, hi = (y0, y1) if axis[line] == 0 else (x0, x1)
-        if lo > at[line]:
-            shift = at[line] + 1 - lo
-        elif hi < at[line]:
-            shift = at[line] - 1 - hi
-        else:
+        lo, hi = (y0, y1) if axis[line[i]] == 0 else (x0, x1)
+        if lo <= at[line[i]] <= hi:
             return empty()
+        gap[i] = lo - at[line[i]] if lo > at[line[i]] else at[line[i]] - hi
+        way[i] = -1 if lo > at[line[i]] else 1
+    for i in _stable_order(gap):
+        if line[i] < 0:
+            continue
+        k = line[i]
+        step = way[i]
+        shift = 0
+        while True:  # move while the next step stays clear of this colour
+            free = True
+            for j in range(start[i], start[i + 1]):
+                y, x = cells[j] // w, cells[j] % w
+                if axis[k] == 0:
+                    y += shift + step
+                else:
+                    x += shift + step
+                if y < 0 or y >= h or x < 0 or x >= w or out[y, x] == colour[i]:
+                    free = False
+                    break
+            if not free:
+                break
+            shift += step
         for j in range(start[i], start[i + 1]):
             y, x = cells[j] // w, cells[j] % w
-            if axis[line] == 0:
+            if axis[k] == 0:
                 out[y + shift, x] = colour[i]
             else:
                 out[y, x + shift] = colour[i]

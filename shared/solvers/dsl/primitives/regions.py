@@ -481,6 +481,40 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def fill_to_corner(g: Grid) -> Grid | None:
+    """Every lone cell (no non-zero neighbour of eight) fills the zeros of its box to the nearest grid corner."""
+    # None when a lone cell sits midway on an axis (no nearest corner)
+    h, w = g.shape
+    out = g.copy()
+    found = False
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if c == 0:
+                continue
+            lone = True
+            for yy in range(max(y - 1, 0), min(y + 2, h)):
+                for xx in range(max(x - 1, 0), min(x + 2, w)):
+                    if (yy != y or xx != x) and g[yy, xx] != 0:
+                        lone = False
+            if not lone:
+                continue
+            up, down, left, right = y, h - 1 - y, x, w - 1 - x
+            if up == down or left == right:
+                return empty()
+            y0, y1 = (0, y) if up < down else (y, h - 1)
+            x0, x1 = (0, x) if left < right else (x, w - 1)
+            for yy in range(y0, y1 + 1):
+                for xx in range(x0, x1 + 1):
+                    if out[yy, xx] == 0:
+                        out[yy, xx] = c
+            found = True
+    if not found:
+        return empty()
+    return out
+
+
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mark_in_box(g: Grid, c: Color) -> Grid | None:
     """Mark the cells of other non-zero colours inside the bounding box of colour c."""
