@@ -422,6 +422,35 @@ def overlay(buf, meta) -> Grid | None:
 
 
 @primitive(GRIDS, GRID, cost=1.5, kernel=True)
+def overlay_marks(buf, meta) -> Grid | None:
+    """Parts of one shape laid over each other, each part's own most common colour see-through."""
+    if not _same_shape(meta):
+        return empty()
+    n, h, w = meta.shape[0], meta[0, 1], meta[0, 2]
+    tally = np.zeros(256, dtype=np.int64)
+    total = np.zeros(256, dtype=np.int64)
+    own = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        tally[:] = 0
+        for j in range(h * w):
+            tally[buf[meta[k, 0] + j]] += 1
+        own[k] = np.argmax(tally)
+        total += tally
+    out = np.full((h, w), np.argmax(total), dtype=np.uint8)
+    hit = False
+    for k in range(n):
+        for y in range(h):
+            for x in range(w):
+                v = buf[meta[k, 0] + y * w + x]
+                if v != own[k]:
+                    out[y, x] = v
+                    hit = True
+    if not hit:
+        return empty()
+    return out
+
+
+@primitive(GRIDS, GRID, cost=1.5, kernel=True)
 def overlay_centred(buf, meta) -> Grid | None:
     """Each part's content cropped and centred on the largest box, painted largest box first."""
     n = meta.shape[0]

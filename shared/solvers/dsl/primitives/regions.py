@@ -515,6 +515,76 @@ def fill_to_corner(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def _clusters(g, c):
+    """The cells of colour c as (ys, xs) and each one's cluster (its root): cells at most one cell apart
+    (a gap of one, any direction) share a cluster."""
+    h, w = g.shape
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                k += 1
+    ys = np.empty(k, dtype=np.int64)
+    xs = np.empty(k, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                ys[k], xs[k] = y, x
+                k += 1
+    root = np.arange(k)
+    for a in range(k):
+        for b in range(a + 1, k):
+            if ys[b] - ys[a] > 2:
+                break  # reading order: every later cell is further down
+            if abs(xs[b] - xs[a]) <= 2:
+                ra, rb = a, b
+                while root[ra] != ra:
+                    ra = root[ra]
+                while root[rb] != rb:
+                    rb = root[rb]
+                if ra != rb:
+                    root[max(ra, rb)] = min(ra, rb)
+    for a in range(k):
+        r = a
+        while root[r] != r:
+            r = root[r]
+        root[a] = r
+    return ys, xs, root
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def box_colour_objects(g: Grid, c: Color) -> Grid | None:
+    """Mark every other cell in the box of each cluster of colour c (cells at most one cell apart)."""
+    ys, xs, root = _clusters(g, c)
+    k = len(ys)
+    if k == 0:
+        return empty()
+    h, w = g.shape
+    y0 = np.full(k, h, dtype=np.int64)
+    x0 = np.full(k, w, dtype=np.int64)
+    y1 = np.full(k, -1, dtype=np.int64)
+    x1 = np.full(k, -1, dtype=np.int64)
+    for a in range(k):
+        r = root[a]
+        y0[r], x0[r] = min(y0[r], ys[a]), min(x0[r], xs[a])
+        y1[r], x1[r] = max(y1[r], ys[a]), max(x1[r], xs[a])
+    out = g.copy()
+    marked = False
+    for r in range(k):
+        if root[r] != r:
+            continue
+        for y in range(y0[r], y1[r] + 1):
+            for x in range(x0[r], x1[r] + 1):
+                if g[y, x] != c:
+                    out[y, x] = MARKER
+                    marked = True
+    if not marked:
+        return empty()
+    return out
+
+
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mark_in_box(g: Grid, c: Color) -> Grid | None:
     """Mark the cells of other non-zero colours inside the bounding box of colour c."""

@@ -56,6 +56,37 @@ def frame_objects(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
+def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
+    """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
+    lab, n = label(g, False, False)
+    if n == 0:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    marked = False
+    for i in range(1, n + 1):
+        y0, x0, y1, x1 = h, w, -1, -1
+        for y in range(h):
+            for x in range(w):
+                if lab[y, x] == i:
+                    y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+        if y1 - y0 != x1 - x0 or y1 == y0:
+            continue
+        for cy, cx, vy, vx in ((y0, x0, -1, -1), (y0, x1, -1, 1), (y1, x0, 1, -1), (y1, x1, 1, 1)):
+            if diagonal:
+                spots = ((cy + vy, cx + vx), (cy + vy, cx + vx))
+            else:
+                spots = ((cy + vy, cx), (cy, cx + vx))
+            for y, x in spots:
+                if 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+                    out[y, x] = MARKER
+                    marked = True
+    if not marked:
+        return empty()
+    return out
+
+
 @primitive(cost=1.5, shape="keep", kernel=True)
 def outline(g: Grid) -> Grid:
     """Mark the non-zero cells that touch a zero cell or the edge (4-neighbours), clear the inside."""
