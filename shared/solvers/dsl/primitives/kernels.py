@@ -27,6 +27,17 @@ def empty():
 
 
 @njit
+def lone_cell(g, y, x):
+    """Whether the cell (y, x) has no non-zero cell among its eight neighbours."""
+    h, w = g.shape
+    for ny in range(max(y - 1, 0), min(y + 2, h)):
+        for nx in range(max(x - 1, 0), min(x + 2, w)):
+            if (ny != y or nx != x) and g[ny, nx] != 0:
+                return False
+    return True
+
+
+@njit
 def counts(g):
     """Cells per colour (int64), indexed by the colour: 256 entries, so that no cell value can
     index past the end (colours are 0-9, markers 10-15)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, object_cells, split_colour
+from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, lone_cell, object_cells, split_colour
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -162,14 +162,7 @@ def _has_lone_cell(g):
     h, w = g.shape
     for y in range(h):
         for x in range(w):
-            if g[y, x] == 0:
-                continue
-            lone = True
-            for ny in range(max(y - 1, 0), min(y + 2, h)):
-                for nx in range(max(x - 1, 0), min(x + 2, w)):
-                    if (ny != y or nx != x) and g[ny, nx] != 0:
-                        lone = False
-            if lone:
+            if g[y, x] != 0 and lone_cell(g, y, x):
                 return True
     return False
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label, uniform_lines
+from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label, lone_cell, uniform_lines
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -491,14 +491,7 @@ def fill_to_corner(g: Grid) -> Grid | None:
     for y in range(h):
         for x in range(w):
             c = g[y, x]
-            if c == 0:
-                continue
-            lone = True
-            for yy in range(max(y - 1, 0), min(y + 2, h)):
-                for xx in range(max(x - 1, 0), min(x + 2, w)):
-                    if (yy != y or xx != x) and g[yy, xx] != 0:
-                        lone = False
-            if not lone:
+            if c == 0 or not lone_cell(g, y, x):
                 continue
             up, down, left, right = y, h - 1 - y, x, w - 1 - x
             if up == down or left == right:
@@ -520,11 +513,7 @@ def _clusters(g, c):
     """The cells of colour c as (ys, xs) and each one's cluster (its root): cells at most one cell apart
     (a gap of one, any direction) share a cluster."""
     h, w = g.shape
-    k = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                k += 1
+    k = counts(g)[c]
     ys = np.empty(k, dtype=np.int64)
     xs = np.empty(k, dtype=np.int64)
     k = 0
