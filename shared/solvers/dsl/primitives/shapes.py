@@ -59,18 +59,14 @@ def frame_objects(g: Grid) -> Grid | None:
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
-    lab, n = label(g, False, False)
+    n, start, cells = object_cells(g, False, False)
     if n == 0:
         return empty()
     h, w = g.shape
     out = g.copy()
     marked = False
-    for i in range(1, n + 1):
-        y0, x0, y1, x1 = h, w, -1, -1
-        for y in range(h):
-            for x in range(w):
-                if lab[y, x] == i:
-                    y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
         if y1 - y0 != x1 - x0 or y1 == y0:
             continue
         for cy, cx, vy, vx in ((y0, x0, -1, -1), (y0, x1, -1, 1), (y1, x0, 1, -1), (y1, x1, 1, 1)):
