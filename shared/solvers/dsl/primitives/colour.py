@@ -9,7 +9,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import counts as _counts  # (local names `counts` abound)
-from shared.solvers.dsl.primitives.kernels import empty, label
+from shared.solvers.dsl.primitives.kernels import empty, label, swap_zero
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -25,11 +25,7 @@ def background(g: Grid) -> int:
 
 
 def _swap_with_zero(g: Grid, c: int) -> Grid:
-    out = g.copy()
-    if c:
-        out[g == c] = 0
-        out[g == 0] = c
-    return out
+    return swap_zero(g, c) if c else g.copy()
 
 
 @primitive(search=False, shape="keep")
@@ -215,6 +211,30 @@ def invert_mask(g: Grid) -> Grid:
         for x in range(w):
             if g[y, x] == 0:
                 out[y, x] = MARKER
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def invert_rows(g: Grid) -> Grid | None:
+    """In each row, the cells of its commonest non-zero colour clear and the others take that colour."""
+    # ties: the colour that reaches the count first; a row with no non-zero cell stays empty
+    h, w = g.shape
+    out = np.zeros((h, w), dtype=np.uint8)
+    n = np.zeros(16, dtype=np.int64)
+    for y in range(h):
+        n[:] = 0
+        best = 0
+        for x in range(w):
+            c = g[y, x]
+            if 0 < c < 16:
+                n[c] += 1
+                if best == 0 or n[c] > n[best]:
+                    best = c
+        if best == 0:
+            continue
+        for x in range(w):
+            if g[y, x] != best:
+                out[y, x] = best
     return out
 
 

@@ -50,6 +50,20 @@ def counts(g):
 
 
 @njit
+def swap_zero(g, c):
+    """A copy of g with colours c and 0 exchanged."""
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                out[y, x] = 0
+            elif g[y, x] == 0:
+                out[y, x] = c
+    return out
+
+
+@njit
 def uniform_lines(g, c):
     """(rows, columns) as boolean arrays: True where every cell of that row or column is colour c."""
     rows = np.empty(g.shape[0], dtype=np.bool_)

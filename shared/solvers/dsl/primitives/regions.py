@@ -446,24 +446,57 @@ def mark_empty_rect(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, kernel=True)
+def crop_block(g: Grid) -> Grid | None:
+    """Crop to the largest rectangle (3 x 3 or more) of one colour, stray cells inside it allowed."""
+    # a cell of another colour with three neighbours of that colour counts as it (noise in a block);
+    # the whole grid does not count
+    h, w = g.shape
+    free = np.ones((h, w), dtype=np.uint8)
+    best, by0, bx0, by1, bx1 = 0, 0, 0, 0, 0
+    for c in range(10):
+        seen = False
+        for y in range(h):
+            for x in range(w):
+                same = 0
+                if y > 0 and g[y - 1, x] == c:
+                    same += 1
+                if y + 1 < h and g[y + 1, x] == c:
+                    same += 1
+                if x > 0 and g[y, x - 1] == c:
+                    same += 1
+                if x + 1 < w and g[y, x + 1] == c:
+                    same += 1
+                seen = seen or g[y, x] == c
+                free[y, x] = 0 if g[y, x] == c or same >= 3 else 1
+        if not seen:
+            continue
+        area, y0, x0, y1, x1 = _largest_empty_rect(free)
+        if area > best and y1 - y0 >= 2 and x1 - x0 >= 2 and area < h * w:
+            best, by0, bx0, by1, bx1 = area, y0, x0, y1, x1
+    if best == 0:
+        return empty()
+    return g[by0:by1 + 1, bx0:bx1 + 1].copy()
+
+
+@njit
+def _colour_boxes(g):
+    """Per colour 0-9 (markers left out): (top, left, bottom, right) of the box its cells span, and
+    its cell count (`_boxes` with colour k as label k + 1)."""
+    lab = np.zeros(g.shape, dtype=np.int64)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] <= 9:
+                lab[y, x] = g[y, x] + 1
+    y0, x0, y1, x1, size = _boxes(lab, 10)
+    return y0[1:], x0[1:], y1[1:], x1[1:], size[1:]
+
+
 @primitive(cost=2, shape="keep", kernel=True)
 def fill_colour_boxes(g: Grid) -> Grid | None:
     """Every colour with 2+ cells fills the box its cells span (larger boxes first, smaller on top)."""
-    h, w = g.shape
-    y0 = np.full(10, h, dtype=np.int64)
-    x0 = np.full(10, w, dtype=np.int64)
-    y1 = np.full(10, -1, dtype=np.int64)
-    x1 = np.full(10, -1, dtype=np.int64)
-    size = np.zeros(10, dtype=np.int64)
-    for y in range(h):
-        for x in range(w):
-            c = g[y, x]
-            if 1 <= c <= 9:
-                size[c] += 1
-                y0[c] = min(y0[c], y)
-                x0[c] = min(x0[c], x)
-                y1[c] = max(y1[c], y)
-                x1[c] = max(x1[c], x)
+    y0, x0, y1, x1, size = _colour_boxes(g)
     area = np.full(10, -1, dtype=np.int64)
     for c in range(1, 10):
         if size[c] >= 2:
@@ -478,6 +511,41 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
                 best = c
         out[y0[best]:y1[best] + 1, x0[best]:x1[best] + 1] = best
         area[best] = -1
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def repair_boxes(g: Grid, c: Color) -> Grid | None:
+    """Cells of colour c take the colour of the topmost box (the span of a colour's cells, 0's too) over them."""
+    # c marks over overlapping boxes
+    # of two boxes, the one showing more cells where they overlap is on top; else the smaller
+    y0, x0, y1, x1, size = _colour_boxes(g)
+    if c > 9 or size[c] == 0:
+        return empty()
+    shown = np.zeros((10, 10), dtype=np.int64)  # shown[a, b]: cells of a where the boxes of a and b overlap
+    for a in range(10):
+        for b in range(10):
+            if a == b or a == c or b == c or size[a] < 2 or size[b] < 2:
+                continue
+            for y in range(max(y0[a], y0[b]), min(y1[a], y1[b]) + 1):
+                for x in range(max(x0[a], x0[b]), min(x1[a], x1[b]) + 1):
+                    if g[y, x] == a:
+                        shown[a, b] += 1
+    area = (y1 - y0 + 1) * (x1 - x0 + 1)
+    out = g.copy()
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            top = -1
+            for a in range(10):
+                if a == c or size[a] < 2 or not (y0[a] <= y <= y1[a] and x0[a] <= x <= x1[a]):
+                    continue
+                if top < 0 or shown[a, top] > shown[top, a] or (
+                        shown[a, top] == shown[top, a] and area[a] < area[top]):
+                    top = a
+            out[y, x] = max(top, 0)
     return out
 
 
