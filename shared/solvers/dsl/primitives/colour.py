@@ -494,6 +494,28 @@ def recolour_nearest(g: Grid, c: Color) -> Grid | None:
 
 
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
+def corner_colours(g: Grid, c: Color) -> Grid | None:
+    """Every cell of colour c takes the colour of the grid's corner cell in its quadrant."""
+    # None when a corner is 0 or c, or a cell of c lies on a middle row or column
+    h, w = g.shape
+    key = np.array([g[0, 0], g[0, w - 1], g[h - 1, 0], g[h - 1, w - 1]])
+    for k in range(4):
+        if key[k] == 0 or key[k] == c:
+            return empty()
+    out = g.copy()
+    found = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            if 2 * y + 1 == h or 2 * x + 1 == w:
+                return empty()
+            out[y, x] = key[(2 if 2 * y + 1 > h else 0) + (1 if 2 * x + 1 > w else 0)]
+            found = True
+    return out if found else empty()
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def recolour_objects_nearest(g: Grid, c: Color) -> Grid | None:
     """Each 4-connected object of colour c takes the colour of the nearest other non-zero cell (a tie: unchanged)."""
     h, w = g.shape

@@ -267,6 +267,39 @@ def connect_cells(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def connect_panels(g: Grid) -> Grid | None:
+    """Cut along separator lines into equal panels; join equal cells at one place of panels in a row or column."""
+    # `connect_cells` for panels with cells of their own (1 x 1 panels are its case, left to it)
+    ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)
+    if ry.shape[0] == 0:
+        return empty()
+    ph, pw = ry[0, 1] - ry[0, 0], rx[0, 1] - rx[0, 0]
+    if ph * pw < 2:
+        return empty()
+    for i in range(ry.shape[0]):
+        if ry[i, 1] - ry[i, 0] != ph:
+            return empty()
+    for j in range(rx.shape[0]):
+        if rx[j, 1] - rx[j, 0] != pw:
+            return empty()
+    out = g.copy()
+    layout = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.uint8)
+    changed = False
+    for py in range(ph):
+        for px in range(pw):
+            for i in range(ry.shape[0]):
+                for j in range(rx.shape[0]):
+                    layout[i, j] = g[ry[i, 0] + py, rx[j, 0] + px]
+            joined = _connect(layout)
+            for i in range(ry.shape[0]):
+                for j in range(rx.shape[0]):
+                    if joined[i, j] != layout[i, j]:
+                        out[ry[i, 0] + py, rx[j, 0] + px] = joined[i, j]
+                        changed = True
+    return out if changed else empty()
+
+
 @primitive(cost=2, params="colours", kernel=True)
 def gather_at(g: Grid, c: Color) -> Grid | None:
     """The 3 x 3 windows centred on each cell of colour c, painted over each other into one."""

@@ -454,8 +454,10 @@ def crop_block(g: Grid) -> Grid | None:
     h, w = g.shape
     free = np.ones((h, w), dtype=np.uint8)
     best, by0, bx0, by1, bx1 = 0, 0, 0, 0, 0
+    n = counts(g)
     for c in range(10):
-        seen = False
+        if n[c] < 5:  # too few for a 3 x 3 block
+            continue
         for y in range(h):
             for x in range(w):
                 same = 0
@@ -467,10 +469,7 @@ def crop_block(g: Grid) -> Grid | None:
                     same += 1
                 if x + 1 < w and g[y, x + 1] == c:
                     same += 1
-                seen = seen or g[y, x] == c
                 free[y, x] = 0 if g[y, x] == c or same >= 3 else 1
-        if not seen:
-            continue
         area, y0, x0, y1, x1 = _largest_empty_rect(free)
         if area > best and y1 - y0 >= 2 and x1 - x0 >= 2 and area < h * w:
             best, by0, bx0, by1, bx1 = area, y0, x0, y1, x1
@@ -522,10 +521,18 @@ def repair_boxes(g: Grid, c: Color) -> Grid | None:
     y0, x0, y1, x1, size = _colour_boxes(g)
     if c > 9 or size[c] == 0:
         return empty()
+    h, w = g.shape
+    over = np.zeros(10, dtype=np.bool_)  # the colours whose box lies over some cell of c
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                for a in range(10):
+                    if a != c and size[a] >= 2 and y0[a] <= y <= y1[a] and x0[a] <= x <= x1[a]:
+                        over[a] = True
     shown = np.zeros((10, 10), dtype=np.int64)  # shown[a, b]: cells of a where the boxes of a and b overlap
     for a in range(10):
         for b in range(10):
-            if a == b or a == c or b == c or size[a] < 2 or size[b] < 2:
+            if a == b or not over[a] or not over[b]:
                 continue
             for y in range(max(y0[a], y0[b]), min(y1[a], y1[b]) + 1):
                 for x in range(max(x0[a], x0[b]), min(x1[a], x1[b]) + 1):
@@ -533,14 +540,13 @@ def repair_boxes(g: Grid, c: Color) -> Grid | None:
                         shown[a, b] += 1
     area = (y1 - y0 + 1) * (x1 - x0 + 1)
     out = g.copy()
-    h, w = g.shape
     for y in range(h):
         for x in range(w):
             if g[y, x] != c:
                 continue
             top = -1
             for a in range(10):
-                if a == c or size[a] < 2 or not (y0[a] <= y <= y1[a] and x0[a] <= x <= x1[a]):
+                if not over[a] or not (y0[a] <= y <= y1[a] and x0[a] <= x <= x1[a]):
                     continue
                 if top < 0 or shown[a, top] > shown[top, a] or (
                         shown[a, top] == shown[top, a] and area[a] < area[top]):
