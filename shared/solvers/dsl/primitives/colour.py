@@ -9,7 +9,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import counts as _counts  # (local names `counts` abound)
-from shared.solvers.dsl.primitives.kernels import empty, label, swap_zero
+from shared.solvers.dsl.primitives.kernels import empty, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -25,7 +25,13 @@ def background(g: Grid) -> int:
 
 
 def _swap_with_zero(g: Grid, c: int) -> Grid:
-    return swap_zero(g, c) if c else g.copy()
+    # numpy, not `kernels.swap_zero`: printed programs call this in the sandbox, where a kernel that
+    # the preload did not compile may not load from numba's cache (as `colour_counts` to `kernels.counts`)
+    out = g.copy()
+    if c:
+        out[g == c] = 0
+        out[g == 0] = c
+    return out
 
 
 @primitive(search=False, shape="keep")
