@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
+from shared.solvers.dsl.primitives.kernels import argmax_count, empty, label
 from shared.solvers.dsl.primitives.kernels import counts as _counts  # (local names `counts` abound)
-from shared.solvers.dsl.primitives.kernels import empty, label
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -90,16 +90,6 @@ def _paint(g, c):
     return out
 
 
-@njit
-def _argmax_count(counts):
-    """The colour with the most cells (ties: the lowest)."""
-    best = 0
-    for c in range(1, 256):
-        if counts[c] > counts[best]:
-            best = c
-    return best
-
-
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def keep_colour(g: Grid, c: Color) -> Grid | None:
     """Keep only the cells of colour c; everything else becomes 0."""
@@ -167,7 +157,7 @@ def fill_major(g: Grid) -> Grid:
     h, w = g.shape
     if h * w == 0:
         return empty()
-    return np.full((h, w), _argmax_count(_counts(g)), dtype=np.uint8)
+    return np.full((h, w), argmax_count(_counts(g)), dtype=np.uint8)
 
 
 @primitive(cost=1.5, shape="keep", kernel=True)
@@ -181,12 +171,12 @@ def stripe_vote(g: Grid) -> Grid:
         counts[:] = 0
         for x in range(w):
             counts[g[y, x]] += 1
-        rows[y] = _argmax_count(counts)
+        rows[y] = argmax_count(counts)
     for x in range(w):
         counts[:] = 0
         for y in range(h):
             counts[g[y, x]] += 1
-        cols[x] = _argmax_count(counts)
+        cols[x] = argmax_count(counts)
     same_rows = 0
     same_cols = 0
     for y in range(h):
@@ -608,12 +598,12 @@ def swap_crossing(g: Grid) -> Grid | None:
         counts[:] = 0
         for x in range(w):
             counts[g[y, x]] += 1
-        row_top[y] = _argmax_count(counts)
+        row_top[y] = argmax_count(counts)
     for x in range(w):
         counts[:] = 0
         for y in range(h):
             counts[g[y, x]] += 1
-        col_top[x] = _argmax_count(counts)
+        col_top[x] = argmax_count(counts)
     out = g.copy()
     for y in range(h):
         if not full_row[y]:

@@ -50,6 +50,16 @@ def counts(g):
 
 
 @njit
+def argmax_count(n):
+    """The colour with the most cells in a `counts` array (ties: the lowest)."""
+    best = 0
+    for c in range(1, n.shape[0]):
+        if n[c] > n[best]:
+            best = c
+    return best
+
+
+@njit
 def swap_zero(g, c):
     """A copy of g with colours c and 0 exchanged."""
     out = g.copy()

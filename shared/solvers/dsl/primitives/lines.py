@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, empty_box, label, swap_zero
+from shared.solvers.dsl.primitives.kernels import argmax_count, counts, empty, empty_box, label, swap_zero
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
 from shared.solvers.dsl.types import MARKER, Grid
 
@@ -160,11 +160,7 @@ def star(g: Grid, diagonal: bool) -> Grid:
 def star_on_major(g: Grid) -> Grid:
     """Extend every cell not of the grid's commonest colour (0 counted) over that colour in four directions."""
     # `star` on a grid whose background is another colour (`star` itself where it is 0)
-    n = counts(g)
-    m = 0
-    for c in range(1, 16):
-        if n[c] > n[m]:
-            m = c
+    m = argmax_count(counts(g))
     if m == 0:
         return _star(g, False)
     return swap_zero(_star(swap_zero(g, m), False), m)

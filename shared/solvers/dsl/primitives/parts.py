@@ -275,14 +275,8 @@ def connect_panels(g: Grid) -> Grid | None:
     if ry.shape[0] == 0:
         return empty()
     ph, pw = ry[0, 1] - ry[0, 0], rx[0, 1] - rx[0, 0]
-    if ph * pw < 2:
+    if ph * pw < 2 or ((ry[:, 1] - ry[:, 0]) != ph).any() or ((rx[:, 1] - rx[:, 0]) != pw).any():
         return empty()
-    for i in range(ry.shape[0]):
-        if ry[i, 1] - ry[i, 0] != ph:
-            return empty()
-    for j in range(rx.shape[0]):
-        if rx[j, 1] - rx[j, 0] != pw:
-            return empty()
     out = g.copy()
     layout = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.uint8)
     changed = False
