@@ -83,6 +83,39 @@ def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def corner_blocks(g: Grid) -> Grid | None:
+    """Each full square of 2+ colours paints each corner's colour as a block its size past the opposite corner."""
+    n, start, cells = object_cells(g, True, False)
+    h, w = g.shape
+    out = g.copy()
+    painted = False
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        k = y1 - y0 + 1
+        if x1 - x0 + 1 != k or k < 2 or start[i + 1] - start[i] != k * k:
+            continue
+        first = g[y0, x0]
+        mixed = False
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                mixed |= g[y, x] != first
+        if not mixed:
+            continue
+        # the corner (cy, cx) paints the block beyond the opposite corner, stepping (vy, vx)
+        for cy, cx, vy, vx in ((y0, x0, 1, 1), (y0, x1, 1, -1), (y1, x0, -1, 1), (y1, x1, -1, -1)):
+            by = y1 + 1 if vy > 0 else y0 - k
+            bx = x1 + 1 if vx > 0 else x0 - k
+            for y in range(max(by, 0), min(by + k, h)):
+                for x in range(max(bx, 0), min(bx + k, w)):
+                    if out[y, x] == 0:
+                        out[y, x] = g[cy, cx]
+                        painted = True
+    if not painted:
+        return empty()
+    return out
+
+
 @primitive(cost=1.5, shape="keep", kernel=True)
 def outline(g: Grid) -> Grid:
     """Mark the non-zero cells that touch a zero cell or the edge (4-neighbours), clear the inside."""
