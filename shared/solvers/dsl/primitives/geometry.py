@@ -186,6 +186,30 @@ def _crop_colour(g, c):
     return g[y0:y1 + 1, x0:x1 + 1].copy()
 
 
+@primitive(cost=2, params="colours", shape="change", kernel=True)
+def crop_capped(g: Grid, c: Color) -> Grid | None:
+    """Crop to the box of colour c's lines (runs of 2+) with the cells of other colours that cap their ends."""
+    if c == 0:
+        return empty()
+    h, w = g.shape
+    y0, x0, y1, x1 = h, w, -1, -1
+    capped = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != c:
+                continue
+            y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+            for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                by, bx, ey, ex = y - dy, x - dx, y + dy, x + dx  # the run's cell behind, the cap ahead
+                if 0 <= by < h and 0 <= bx < w and g[by, bx] == c and 0 <= ey < h and 0 <= ex < w \
+                        and g[ey, ex] != 0 and g[ey, ex] != c:
+                    y0, x0, y1, x1 = min(y0, ey), min(x0, ex), max(y1, ey), max(x1, ex)
+                    capped = True
+    if not capped:
+        return empty()
+    return g[y0:y1 + 1, x0:x1 + 1].copy()
+
+
 @primitive(cost=1, kernel=True)
 def crop_minor(g: Grid) -> Grid | None:
     """Crop to the bounding box of the least frequent non-zero colour."""
