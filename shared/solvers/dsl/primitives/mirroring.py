@@ -336,6 +336,69 @@ def match_shapes(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def _corner_pocket(g, wall, cy, cx):
+    """The cells reachable from the corner (cy, cx) without crossing colour `wall` (4-neighbours), when
+    the corner is not a wall cell and they are under a quarter of the grid; else an all-False mask."""
+    h, w = g.shape
+    seen = np.zeros((h, w), dtype=np.bool_)
+    if g[cy, cx] == wall:
+        return seen
+    queue = np.empty(h * w, dtype=np.int64)
+    queue[0], n, head = cy * w + cx, 1, 0
+    seen[cy, cx] = True
+    while head < n:
+        y, x = queue[head] // w, queue[head] % w
+        head += 1
+        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            yy, xx = y + dy, x + dx
+            if 0 <= yy < h and 0 <= xx < w and not seen[yy, xx] and g[yy, xx] != wall:
+                seen[yy, xx] = True
+                queue[n] = yy * w + xx
+                n += 1
+    if 4 * n >= h * w:
+        seen[:, :] = False
+    return seen
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def match_key_shape(g: Grid) -> Grid | None:
+    """The one shape walled into a corner by one colour is the key: shapes of its form elsewhere take that colour."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    if not 2 <= n <= 60:
+        return empty()
+    colours = np.empty(n, dtype=np.int64)
+    top = np.empty(n, dtype=np.int64)
+    left = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        colours[i] = g[cells[start[i]] // w, cells[start[i]] % w]
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        top[i], left[i] = y0, x0
+    for wall in range(1, 10):
+        for cy, cx in ((0, 0), (0, w - 1), (h - 1, 0), (h - 1, w - 1)):
+            pocket = _corner_pocket(g, wall, cy, cx)
+            if not pocket[cy, cx]:
+                continue
+            key, inside = -1, 0
+            for i in range(n):
+                if pocket[cells[start[i]] // w, cells[start[i]] % w]:
+                    key = i
+                    inside += 1
+            if inside != 1:
+                continue
+            out = g.copy()
+            matched = False
+            for i in range(n):
+                if i != key and colours[i] != wall and _same_form(cells, start, i, key, w, top, left):
+                    for j in range(start[i], start[i + 1]):
+                        out[cells[j] // w, cells[j] % w] = wall
+                    matched = True
+            if matched:
+                return out
+    return empty()
+
+
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def replace_shapes(g: Grid, c: Color) -> Grid | None:
     """The pattern (the cells of other colours) moves onto every shape of colour c of its form, leaving its place."""
