@@ -557,6 +557,38 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
 
 
 @primitive(cost=2, shape="keep", kernel=True)
+def frame_rays(g: Grid) -> Grid | None:
+    """A shape whose box holds another shoots diagonal rays from the box corners it fills, in the held one's colour."""
+    labels, box, order = _shapes(g, True)
+    if order.size == 0:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    hit = False
+    for i in order:
+        held = -1
+        for j in order:
+            if j != i and box[i, 0] <= box[j, 0] and box[j, 2] <= box[i, 2] and box[i, 1] <= box[j, 1] \
+                    and box[j, 3] <= box[i, 3]:
+                held = g[box[j, 5], box[j, 6]]
+        if held < 0:
+            continue
+        for corner in range(4):
+            cy = box[i, 0] if corner < 2 else box[i, 2]
+            cx = box[i, 1] if corner % 2 == 0 else box[i, 3]
+            if labels[cy, cx] != i:
+                continue
+            dy = -1 if corner < 2 else 1
+            dx = -1 if corner % 2 == 0 else 1
+            y, x = cy + dy, cx + dx
+            while 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+                out[y, x] = held
+                hit = True
+                y, x = y + dy, x + dx
+    return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
 def bounce_rays(g: Grid) -> Grid | None:
     """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
     labels, box, order = _shapes(g, True)
