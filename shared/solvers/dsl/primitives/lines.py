@@ -527,32 +527,43 @@ def rays_away(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def _corner_ray(out, labels, box, i, corner, filled, c):
+    """A diagonal ray over zeros, outward from one corner of shape i's box (0-3: top-left, top-right,
+    bottom-left, bottom-right), where that corner is a cell of the shape (`filled`) or is not, in
+    colour c (-1: the corner cell's own); whether it painted a cell."""
+    h, w = out.shape
+    cy = box[i, 0] if corner < 2 else box[i, 2]
+    cx = box[i, 1] if corner % 2 == 0 else box[i, 3]
+    if (labels[cy, cx] == i) != filled:
+        return False
+    if c < 0:
+        c = out[cy, cx]
+    dy = -1 if corner < 2 else 1
+    dx = -1 if corner % 2 == 0 else 1
+    y, x = cy + dy, cx + dx
+    hit = False
+    while 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+        out[y, x] = c
+        hit = True
+        y, x = y + dy, x + dx
+    return hit
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_rays(g: Grid, notch: bool) -> Grid | None:
     """Shapes of 2+ cells shoot diagonal rays outward from the box corners they fill (`notch`: leave empty)."""
     labels, box, order = _shapes(g, False)
     if order.size == 0:
         return empty()
-    h, w = g.shape
     out = g.copy()
     hit = False
     for i in order:  # the order matters: a ray stops at an earlier one
         if box[i, 4] < 2:
             continue
-        colour = g[box[i, 5], box[i, 6]]
+        colour = g[box[i, 5], box[i, 6]] if notch else -1
         for corner in range(4):
-            cy = box[i, 0] if corner < 2 else box[i, 2]
-            cx = box[i, 1] if corner % 2 == 0 else box[i, 3]
-            dy = -1 if corner < 2 else 1
-            dx = -1 if corner % 2 == 0 else 1
-            if (labels[cy, cx] == i) == notch:
-                continue
-            c = colour if notch else g[cy, cx]
-            y, x = cy + dy, cx + dx
-            while 0 <= y < h and 0 <= x < w and out[y, x] == 0:
-                out[y, x] = c
-                hit = True
-                y, x = y + dy, x + dx
+            hit |= _corner_ray(out, labels, box, i, corner, not notch, colour)
     return out if hit else empty()
 
 
@@ -562,7 +573,6 @@ def frame_rays(g: Grid) -> Grid | None:
     labels, box, order = _shapes(g, True)
     if order.size == 0:
         return empty()
-    h, w = g.shape
     out = g.copy()
     hit = False
     for i in order:
@@ -574,17 +584,7 @@ def frame_rays(g: Grid) -> Grid | None:
         if held < 0:
             continue
         for corner in range(4):
-            cy = box[i, 0] if corner < 2 else box[i, 2]
-            cx = box[i, 1] if corner % 2 == 0 else box[i, 3]
-            if labels[cy, cx] != i:
-                continue
-            dy = -1 if corner < 2 else 1
-            dx = -1 if corner % 2 == 0 else 1
-            y, x = cy + dy, cx + dx
-            while 0 <= y < h and 0 <= x < w and out[y, x] == 0:
-                out[y, x] = held
-                hit = True
-                y, x = y + dy, x + dx
+            hit |= _corner_ray(out, labels, box, i, corner, True, held)
     return out if hit else empty()
 
 

@@ -266,6 +266,20 @@ def _set_order(values):
 
 
 @njit
+def _shape_table(g, n, start, cells):
+    """Each of the n components' colour (of its first cell) and its box's top row and left column."""
+    w = g.shape[1]
+    colours = np.empty(n, dtype=np.int64)
+    top = np.empty(n, dtype=np.int64)
+    left = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        colours[i] = g[cells[start[i]] // w, cells[start[i]] % w]
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        top[i], left[i] = y0, x0
+    return colours, top, left
+
+
+@njit
 def _same_form(cells, start, i, j, w, top, left):
     """Whether components i and j have the same cells relative to their boxes (whose top rows and left
     columns are top and left)."""
@@ -286,10 +300,9 @@ def match_shapes(g: Grid) -> Grid | None:
     n, start, cells = object_cells(g, True, True)
     if not 2 <= n <= 60:
         return empty()
-    colours = np.empty(n, dtype=np.int64)
+    colours, top, left = _shape_table(g, n, start, cells)
     shapes = np.zeros(256, dtype=np.int64)
     for i in range(n):
-        colours[i] = g[cells[start[i]] // w, cells[start[i]] % w]
         shapes[colours[i]] += 1
     common = -1
     for c in _set_order(colours):
@@ -298,12 +311,9 @@ def match_shapes(g: Grid) -> Grid | None:
     # an enclosed shape touches no zero cell that reaches the border
     outside = outside_zeros(g)
     template = np.zeros(n, dtype=np.bool_)
-    top = np.empty(n, dtype=np.int64)  # each shape's box: its top row and left column
-    left = np.empty(n, dtype=np.int64)
     templates = 0
     for i in range(n):
         y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
-        top[i], left[i] = y0, x0
         if colours[i] == common or y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1:
             continue
         near = False
@@ -368,13 +378,7 @@ def match_key_shape(g: Grid) -> Grid | None:
     n, start, cells = object_cells(g, True, True)
     if not 2 <= n <= 60:
         return empty()
-    colours = np.empty(n, dtype=np.int64)
-    top = np.empty(n, dtype=np.int64)
-    left = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        colours[i] = g[cells[start[i]] // w, cells[start[i]] % w]
-        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
-        top[i], left[i] = y0, x0
+    colours, top, left = _shape_table(g, n, start, cells)
     for wall in range(1, 10):
         for cy, cx in ((0, 0), (0, w - 1), (h - 1, 0), (h - 1, w - 1)):
             pocket = _corner_pocket(g, wall, cy, cx)
