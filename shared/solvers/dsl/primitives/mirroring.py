@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, object_cells, outside_zeros, split_colour
+from shared.solvers.dsl.primitives.kernels import (
+    cells_box,
+    counts,
+    empty,
+    label,
+    object_cells,
+    outside_zeros,
+    split_colour,
+)
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -346,31 +354,6 @@ def match_shapes(g: Grid) -> Grid | None:
     return out
 
 
-@njit
-def _corner_pocket(g, wall, cy, cx):
-    """The cells reachable from the corner (cy, cx) without crossing colour `wall` (4-neighbours), when
-    the corner is not a wall cell and they are under a quarter of the grid; else an all-False mask."""
-    h, w = g.shape
-    seen = np.zeros((h, w), dtype=np.bool_)
-    if g[cy, cx] == wall:
-        return seen
-    queue = np.empty(h * w, dtype=np.int64)
-    queue[0], n, head = cy * w + cx, 1, 0
-    seen[cy, cx] = True
-    while head < n:
-        y, x = queue[head] // w, queue[head] % w
-        head += 1
-        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            yy, xx = y + dy, x + dx
-            if 0 <= yy < h and 0 <= xx < w and not seen[yy, xx] and g[yy, xx] != wall:
-                seen[yy, xx] = True
-                queue[n] = yy * w + xx
-                n += 1
-    if 4 * n >= h * w:
-        seen[:, :] = False
-    return seen
-
-
 @primitive(cost=2, shape="keep", kernel=True)
 def match_key_shape(g: Grid) -> Grid | None:
     """The one shape walled into a corner by one colour is the key: shapes of its form elsewhere take that colour."""
@@ -379,10 +362,17 @@ def match_key_shape(g: Grid) -> Grid | None:
     if not 2 <= n <= 60:
         return empty()
     colours, top, left = _shape_table(g, n, start, cells)
+    present = counts(g)
     for wall in range(1, 10):
+        if present[wall] == 0:
+            continue
+        # the pocket: the cells a corner reaches without crossing the wall (4-neighbours), under a quarter of the grid
+        rooms, _ = label((g != wall).astype(np.uint8), False, False)
         for cy, cx in ((0, 0), (0, w - 1), (h - 1, 0), (h - 1, w - 1)):
-            pocket = _corner_pocket(g, wall, cy, cx)
-            if not pocket[cy, cx]:
+            if rooms[cy, cx] == 0:
+                continue
+            pocket = rooms == rooms[cy, cx]
+            if 4 * pocket.sum() >= h * w:
                 continue
             key, inside = -1, 0
             for i in range(n):
