@@ -151,6 +151,64 @@ def repeat_block(g: Grid, across: bool) -> Grid | None:
     return _repeat_block_down(g)
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def repeat_toward_markers(g: Grid) -> Grid | None:
+    """The biggest shape repeats toward each other shape (a marker) to the edge, in the marker's colour."""
+    # the step is the largest k for which the marker's cells, moved back k cells toward the
+    # shape (by the signs of the offset between the boxes' centres), all lie on the shape
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    if n < 2 or n > 30:
+        return empty()
+    big, second = 0, 0
+    for i in range(1, n):
+        size = start[i + 1] - start[i]
+        if size > start[big + 1] - start[big]:
+            big, second = i, start[big + 1] - start[big]
+        elif size > second:
+            second = size
+    if start[big + 1] - start[big] == second:
+        return empty()  # no one biggest shape
+    shape = np.zeros((h, w), dtype=np.bool_)
+    for j in range(start[big], start[big + 1]):
+        shape[cells[j] // w, cells[j] % w] = True
+    by0, by1, bx0, bx1 = cells_box(cells, start[big], start[big + 1], w)
+    out = g.copy()
+    hit = False
+    for i in range(n):
+        if i == big:
+            continue
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        oy, ox = y0 + y1 - by0 - by1, x0 + x1 - bx0 - bx1  # twice the offset between the centres
+        dy = 1 if oy > 0 else (-1 if oy < 0 else 0)
+        dx = 1 if ox > 0 else (-1 if ox < 0 else 0)
+        if dy == 0 and dx == 0:
+            continue
+        step = 0
+        for k in range(1, h + w):
+            on = True
+            for j in range(start[i], start[i + 1]):
+                y, x = cells[j] // w - k * dy, cells[j] % w - k * dx
+                if not (0 <= y < h and 0 <= x < w and shape[y, x]):
+                    on = False
+                    break
+            if on:
+                step = k
+        if step == 0:
+            continue
+        colour = g[cells[start[i]] // w, cells[start[i]] % w]
+        for r in range(1, h + w):
+            sy, sx = r * step * dy, r * step * dx
+            if by1 + sy < 0 or by0 + sy >= h or bx1 + sx < 0 or bx0 + sx >= w:
+                break
+            for j in range(start[big], start[big + 1]):
+                y, x = cells[j] // w + sy, cells[j] % w + sx
+                if 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+                    out[y, x] = colour
+                    hit = True
+    return out if hit else empty()
+
+
 @njit
 def _wall_runs(g, wall, transposed, runs, k):
     """Append (row, first, last) of every run of three or more `wall` cells along the rows of g (of g.T

@@ -56,6 +56,52 @@ def frame_objects(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def frame_in_markers(g: Grid) -> Grid | None:
+    """Lone cells of one colour bound a box, outlined one cell inside them over zeros in the commonest other colour."""
+    h, w = g.shape
+    n = counts(g)
+    lone = np.zeros(256, dtype=np.int64)  # per colour, its cells with no 8-neighbour of that colour
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if c == 0:
+                continue
+            alone = True
+            for yy in range(max(y - 1, 0), min(y + 2, h)):
+                for xx in range(max(x - 1, 0), min(x + 2, w)):
+                    if (yy != y or xx != x) and g[yy, xx] == c:
+                        alone = False
+            lone[c] += alone
+    mark, colour = -1, -1
+    for c in range(1, 256):
+        if n[c] >= 2 and lone[c] == n[c]:
+            if mark >= 0:
+                return empty()  # two colours of lone cells: which bounds is not clear
+            mark = c
+    for c in range(1, 256):
+        if c != mark and n[c] > 0 and (colour < 0 or n[c] > n[colour]):
+            colour = c
+    if mark < 0 or colour < 0:
+        return empty()
+    y0, y1, x0, x1 = h, -1, w, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == mark:
+                y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+    y0, y1, x0, x1 = y0 + 1, y1 - 1, x0 + 1, x1 - 1
+    if y1 - y0 < 2 or x1 - x0 < 2:
+        return empty()
+    out = g.copy()
+    hit = False
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            if (y == y0 or y == y1 or x == x0 or x == x1) and out[y, x] == 0:
+                out[y, x] = colour
+                hit = True
+    return out if hit else empty()
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
