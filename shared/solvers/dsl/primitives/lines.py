@@ -568,6 +568,56 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
 
 
 @primitive(cost=2, shape="keep", kernel=True)
+def line_past_blobs(g: Grid) -> Grid | None:
+    """Each shape against a diagonal line across the grid goes, and the line is copied one free diagonal past it."""
+    h, w = g.shape
+    n = counts(g)
+    colour, down = -1, True
+    for c in range(1, 10):
+        if n[c] < 3:
+            continue
+        for d in range(2):  # 0: down-right (x - y fixed), 1: down-left (x + y fixed)
+            k, same = -1 << 30, True
+            for y in range(h):
+                for x in range(w):
+                    if g[y, x] == c:
+                        v = x - y if d == 0 else x + y
+                        same = same and (k == -1 << 30 or v == k)
+                        k = v
+            full = 0  # the cells of that diagonal inside the grid
+            for y in range(h):
+                x = k + y if d == 0 else k - y
+                full += 0 <= x < w
+            if same and full == n[c]:
+                if colour >= 0:
+                    return empty()  # two lines
+                colour, down, line = c, d == 0, k
+    if colour < 0:
+        return empty()
+    labels, m = label(np.where(g == colour, 0, g).astype(np.uint8), False, False)
+    if m == 0:
+        return empty()
+    far = np.zeros(m + 1, dtype=np.int64)  # each shape's farthest signed distance from the line
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            if i:
+                s = (x - y if down else x + y) - line
+                if far[i] != 0 and (s > 0) != (far[i] > 0):
+                    return empty()  # a shape on both sides of the line
+                if abs(s) > abs(far[i]):
+                    far[i] = s
+    out = np.where(labels > 0, 0, g).astype(np.uint8)
+    for i in range(1, m + 1):
+        k = line + far[i] + (2 if far[i] > 0 else -2)
+        for y in range(h):
+            x = k + y if down else k - y
+            if 0 <= x < w and out[y, x] == 0:
+                out[y, x] = colour
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
 def frame_rays(g: Grid) -> Grid | None:
     """A shape whose box holds another shoots diagonal rays from the box corners it fills, in the held one's colour."""
     labels, box, order = _shapes(g, True)

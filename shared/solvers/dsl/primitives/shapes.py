@@ -102,6 +102,28 @@ def frame_in_markers(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def colour_count_bars(g: Grid) -> Grid | None:
+    """Below each object (8-connected) a marker bar as wide as its box, as tall as its count of colours, over zeros."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if n == 0:
+        return empty()
+    out = g.copy()
+    hit = False
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        seen = np.zeros(16, dtype=np.bool_)
+        for j in range(start[i], start[i + 1]):
+            seen[g[cells[j] // w, cells[j] % w]] = True
+        for y in range(y1 + 1, min(y1 + 1 + seen.sum(), h)):
+            for x in range(x0, x1 + 1):
+                if out[y, x] == 0:
+                    out[y, x] = MARKER
+                    hit = True
+    return out if hit else empty()
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
