@@ -576,6 +576,28 @@ def cycle_layers(g: Grid, reverse: bool) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="change", kernel=True)
+def grow_layers(g: Grid) -> Grid | None:
+    """Corner-nested L layers (colour set by a cell's larger coordinate) go on, repeating, over twice the grid."""
+    h, w = g.shape
+    n = 0
+    while n < min(h, w) and g[n, n] != 0:
+        n += 1
+    if n < 2:
+        return empty()
+    for y in range(h):
+        for x in range(w):
+            k = max(y, x)
+            if (g[y, x] != g[k, k] if k < n else g[y, x] != 0):
+                return empty()  # not layers from the top-left corner, with zeros past them
+    out = np.empty((2 * h, 2 * w), dtype=np.uint8)
+    for y in range(2 * h):
+        for x in range(2 * w):
+            k = max(y, x) % n
+            out[y, x] = g[k, k]
+    return out
+
+
 @primitive(cost=1.5, shape="keep", kernel=True)
 def swap_crossing(g: Grid) -> Grid | None:
     """Where full rows cross full columns, the colour on top changes to the other line's."""

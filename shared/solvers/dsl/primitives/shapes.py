@@ -124,6 +124,50 @@ def colour_count_bars(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def bar_arms(g: Grid) -> Grid | None:
+    """A bar with one odd cell on a long side grows an arm from it to the edge: that cell's colour down the middle."""
+    # the arm is as wide as the bar is thick each side of its middle line, in the bar's colour
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    out = g.copy()
+    hit = False
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        bh, bw = y1 - y0 + 1, x1 - x0 + 1
+        if start[i + 1] - start[i] != bh * bw or bh == bw or min(bh, bw) < 2:
+            continue  # not a solid bar
+        seen = counts(g[y0:y1 + 1, x0:x1 + 1])
+        odd, bar = -1, -1
+        for c in range(1, 16):
+            if seen[c] == 1:
+                odd = c if odd < 0 else 99
+            elif seen[c] > 1:
+                bar = c if bar < 0 else 99
+        if odd < 0 or odd == 99 or bar == 99:
+            continue
+        oy, ox = 0, 0
+        for j in range(start[i], start[i + 1]):
+            if g[cells[j] // w, cells[j] % w] == odd:
+                oy, ox = cells[j] // w, cells[j] % w
+        if bh > bw and (ox == x0 or ox == x1) and y0 < oy < y1:
+            dy, dx, t = 0, (1 if ox == x1 else -1), bw
+        elif bw > bh and (oy == y0 or oy == y1) and x0 < ox < x1:
+            dy, dx, t = (1 if oy == y1 else -1), 0, bh
+        else:
+            continue
+        for r in range(1, h + w):
+            cy, cx = oy + r * dy, ox + r * dx
+            if not (0 <= cy < h and 0 <= cx < w):
+                break
+            for s in range(1 - t, t):
+                y, x = cy + s * dx, cx + s * dy  # across the arm
+                if 0 <= y < h and 0 <= x < w and out[y, x] == 0:
+                    out[y, x] = odd if s == 0 else bar
+                    hit = True
+    return out if hit else empty()
+
+
 @primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
