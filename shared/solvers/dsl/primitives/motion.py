@@ -42,6 +42,45 @@ def _stable_order(keys):
     return order
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def cross_by_count(g: Grid) -> Grid | None:
+    """A cross of one full row and column moves away from the marker cells, one step each way per marker; they go."""
+    h, w = g.shape
+    n = counts(g)
+    colour, row, col = -1, -1, -1
+    for c in range(1, 10):
+        if n[c] != h + w - 1:
+            continue
+        for y in range(h):
+            if (g[y] == c).all():
+                row = y
+        for x in range(w):
+            if (g[:, x] == c).all():
+                col = x
+        if row >= 0 and col >= 0:
+            colour = c
+            break
+    if colour < 0:
+        return empty()
+    k, sy, sx = 0, 0, 0  # the markers: how many, and the sums of their offsets from the crossing
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and g[y, x] != colour:
+                k += 1
+                sy += y - row
+                sx += x - col
+    if k == 0:
+        return empty()
+    ny = row - k * (1 if sy > 0 else (-1 if sy < 0 else 0))
+    nx = col - k * (1 if sx > 0 else (-1 if sx < 0 else 0))
+    if not (0 <= ny < h and 0 <= nx < w):
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    out[ny, :] = colour
+    out[:, nx] = colour
+    return out
+
+
 @primitive(cost=1.5, params=(("down",), ("up",), ("left",), ("right",)), shape="keep", kernel=True)
 def gravity(g: Grid, direction: str) -> Grid:
     """Let every non-zero cell fall in a direction until it rests on another or the edge."""
