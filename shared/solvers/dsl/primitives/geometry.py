@@ -322,6 +322,33 @@ def period_tile(g: Grid) -> Grid | None:
     return g[:py, :px].copy()
 
 
+@primitive(cost=2, params=((0,), (1,)), shape="keep", kernel=True)
+def retile(g: Grid, phase: int) -> Grid | None:
+    """A repeating block at the top left, filler (the last cell's colour) past it: the repeat fills the grid."""
+    # phase 1: the repeat comes one column on (as if the block had started a column earlier)
+    h, w = g.shape
+    f = g[h - 1, w - 1]
+    r, c = 0, 0
+    while r < h and g[r, 0] != f:
+        r += 1
+    while c < w and g[0, c] != f:
+        c += 1
+    if (r == h and c == w) or r < 2 or c < 2:
+        return empty()
+    for y in range(h):
+        for x in range(w):
+            if (g[y, x] == f) == (y < r and x < c):
+                return empty()  # the block holds filler, or something other than filler lies past it
+    py, px = _period(g[:r, :c])
+    if 2 * py > r and 2 * px > c:
+        return empty()  # the block is no repeat
+    out = np.empty((h, w), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = g[y % py, (x + phase) % px]
+    return out
+
+
 @primitive(cost=1.5, shape="change", kernel=True)
 def diagonal(g: Grid) -> Grid | None:
     """A row or column of n cells laid along the main diagonal of an n x n grid of zeros."""
