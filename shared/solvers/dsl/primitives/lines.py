@@ -12,7 +12,7 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import argmax_count, counts, empty, empty_box, label, swap_zero
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
-from shared.solvers.dsl.types import MARKER, Grid
+from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
 _DIRECTIONS = (("down",), ("up",), ("left",), ("right",))
 
@@ -565,6 +565,24 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
         for corner in range(4):
             hit |= _corner_ray(out, labels, box, i, corner, not notch, colour)
     return out if hit else empty()
+
+
+@primitive(cost=2, shape="change", kernel=True)
+def row_diagonals(g: Grid) -> Grid | None:
+    """A row of k coloured cells in w: a square of side k * w, each colour rising up-right from the bottom row."""
+    h, w = g.shape
+    k = 0
+    for x in range(w):
+        k += g[0, x] != 0
+    n = k * w
+    if h != 1 or k == 0 or n > MAX_SIDE:
+        return empty()
+    out = np.zeros((n, n), dtype=np.uint8)
+    for x in range(w):
+        if g[0, x] != 0:
+            for t in range(min(n, n - x)):
+                out[n - 1 - t, x + t] = g[0, x]
+    return out
 
 
 @primitive(cost=2, shape="keep", kernel=True)
