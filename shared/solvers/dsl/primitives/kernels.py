@@ -213,6 +213,20 @@ def object_cells(g, diagonal, by_colour):
 
 
 @njit
+def biggest_object(start, n):
+    """The one component of `object_cells`' n with the most cells; -1 when none, or two share the most."""
+    if n == 0:
+        return -1
+    big, ties = 0, 0
+    for i in range(1, n):
+        if start[i + 1] - start[i] > start[big + 1] - start[big]:
+            big, ties = i, 0
+        elif start[i + 1] - start[i] == start[big + 1] - start[big]:
+            ties += 1
+    return -1 if ties else big
+
+
+@njit
 def split_colour(g, c):
     """(the cells of colour c, the other cells), each on a zero grid of g's shape."""
     h, w = g.shape

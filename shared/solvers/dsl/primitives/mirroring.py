@@ -11,6 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
+    biggest_object,
     cells_box,
     counts,
     empty,
@@ -160,14 +161,8 @@ def repeat_toward_markers(g: Grid) -> Grid | None:
     n, start, cells = object_cells(g, True, True)
     if n < 2 or n > 30:
         return empty()
-    big, second = 0, 0
-    for i in range(1, n):
-        size = start[i + 1] - start[i]
-        if size > start[big + 1] - start[big]:
-            big, second = i, start[big + 1] - start[big]
-        elif size > second:
-            second = size
-    if start[big + 1] - start[big] == second:
+    big = biggest_object(start, n)
+    if big < 0:
         return empty()  # no one biggest shape
     shape = np.zeros((h, w), dtype=np.bool_)
     for j in range(start[big], start[big + 1]):

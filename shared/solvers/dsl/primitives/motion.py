@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, lone_cell, object_cells, split_colour
+from shared.solvers.dsl.primitives.kernels import (
+    biggest_object,
+    cells_box,
+    counts,
+    empty,
+    lone_cell,
+    object_cells,
+    split_colour,
+)
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
 from shared.solvers.dsl.types import Color, Grid
 
@@ -327,13 +335,8 @@ def attract(g: Grid) -> Grid | None:
     n, start, cells = object_cells(g, True, False)
     if not 2 <= n <= 40:
         return empty()
-    big, ties = 0, 0
-    for i in range(1, n):
-        if start[i + 1] - start[i] > start[big + 1] - start[big]:
-            big, ties = i, 0
-        elif start[i + 1] - start[i] == start[big + 1] - start[big]:
-            ties += 1
-    if ties:
+    big = biggest_object(start, n)
+    if big < 0:
         return empty()
     my, mx = _means(cells, start, n, w)
     bb = cells_box(cells, start[big], start[big + 1], w)

@@ -11,7 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import cells_box, counts, empty, label, object_cells
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, cells_box, counts, empty, label, object_cells
 from shared.solvers.dsl.primitives.registry import MOVE, SCALE, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
@@ -84,12 +84,8 @@ def frame_in_markers(g: Grid) -> Grid | None:
             colour = c
     if mark < 0 or colour < 0:
         return empty()
-    y0, y1, x0, x1 = h, -1, w, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == mark:
-                y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
-    y0, y1, x0, x1 = y0 + 1, y1 - 1, x0 + 1, x1 - 1
+    y0, x0, y1, x1 = bbox_nonzero(g == mark)
+    y0, y1, x0, x1 = y0 + 1, y1 - 2, x0 + 1, x1 - 2  # one cell inside the markers' box (bbox ends are past it)
     if y1 - y0 < 2 or x1 - x0 < 2:
         return empty()
     out = g.copy()
