@@ -749,3 +749,106 @@ def corners_across(g: Grid) -> Grid | None:
         out[y0 - 1, x1 + 1], out[y0 - 1, x0 - 1] = inner[2], inner[3]
         return out
     return empty()
+
+
+@njit
+def _thick(g, y, x):
+    """Whether cell (y, x) lies in a 2 x 2 square of its own colour."""
+    h, w = g.shape
+    c = g[y, x]
+    for y0 in range(max(0, y - 1), min(h - 1, y + 1)):
+        for x0 in range(max(0, x - 1), min(w - 1, x + 1)):
+            if g[y0, x0] == c and g[y0 + 1, x0] == c and g[y0, x0 + 1] == c and g[y0 + 1, x0 + 1] == c:
+                return True
+    return False
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def reel_in(g: Grid) -> Grid | None:
+    """A block on a straight one-cell-wide line of its colour (a tether) moves along it by its length; the line goes."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    if not 1 <= n <= 40:
+        return empty()
+    out = g.copy()
+    moved = False
+    for i in range(n):
+        a, b = start[i], start[i + 1]
+        thin = np.zeros(b - a, dtype=np.bool_)
+        ty0, ty1, tx0, tx1, nthin = h, -1, w, -1, 0
+        for k in range(a, b):
+            y, x = cells[k] // w, cells[k] % w
+            if not _thick(g, y, x):
+                thin[k - a] = True
+                nthin += 1
+                ty0, ty1, tx0, tx1 = min(ty0, y), max(ty1, y), min(tx0, x), max(tx1, x)
+        if nthin == 0 or nthin == b - a:
+            continue
+        y0, y1, x0, x1 = h, -1, w, -1
+        for k in range(a, b):
+            if not thin[k - a]:
+                y, x = cells[k] // w, cells[k] % w
+                y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+        dy, dx = 0, 0
+        if tx0 == tx1 and ty1 - ty0 + 1 == nthin and x0 <= tx0 <= x1:
+            if ty1 + 1 == y0:
+                dy = -nthin
+            elif ty0 - 1 == y1:
+                dy = nthin
+        if dy == 0 and ty0 == ty1 and tx1 - tx0 + 1 == nthin and y0 <= ty0 <= y1:
+            if tx1 + 1 == x0:
+                dx = -nthin
+            elif tx0 - 1 == x1:
+                dx = nthin
+        if dy == 0 and dx == 0:
+            return empty()
+        c = g[cells[a] // w, cells[a] % w]
+        for k in range(a, b):
+            out[cells[k] // w, cells[k] % w] = 0
+        for k in range(a, b):
+            if not thin[k - a]:
+                y, x = cells[k] // w + dy, cells[k] % w + dx
+                if not (0 <= y < h and 0 <= x < w) or out[y, x] != 0:
+                    return empty()
+                out[y, x] = c
+        moved = True
+    return out if moved else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def nudge_to_corner(g: Grid) -> Grid | None:
+    """A solid block with one cell of another colour in a corner moves one cell diagonally that way, filling it."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, False, True)
+    if not 1 <= n <= 40:
+        return empty()
+    out = g.copy()
+    moves = np.zeros((n, 6), dtype=np.int64)  # y0, y1, x0, x1, dy, dx of each block that moves
+    m = 0
+    for i in range(n):
+        a, b = start[i], start[i + 1]
+        y0, y1, x0, x1 = cells_box(cells, a, b, w)
+        if b - a < 3 or (y1 - y0 + 1) * (x1 - x0 + 1) != b - a + 1:
+            continue
+        c = g[cells[a] // w, cells[a] % w]
+        for cy, cx in ((y0, x0), (y0, x1), (y1, x0), (y1, x1)):
+            if g[cy, cx] != c and g[cy, cx] != 0:
+                moves[m] = (y0, y1, x0, x1, 1 if cy == y1 else -1, 1 if cx == x1 else -1)
+                m += 1
+                for y in range(y0, y1 + 1):
+                    for x in range(x0, x1 + 1):
+                        out[y, x] = 0
+                break
+    if m == 0:
+        return empty()
+    for j in range(m):
+        y0, y1, x0, x1, dy, dx = moves[j]
+        c = g[y0 if dy > 0 else y1, x0 if dx > 0 else x1]  # the corner opposite the odd cell
+        if y0 + dy < 0 or y1 + dy >= h or x0 + dx < 0 or x1 + dx >= w:
+            return empty()
+        for y in range(y0 + dy, y1 + dy + 1):
+            for x in range(x0 + dx, x1 + dx + 1):
+                if out[y, x] != 0:
+                    return empty()
+                out[y, x] = c
+    return out
