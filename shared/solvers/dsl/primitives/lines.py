@@ -10,7 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import argmax_count, counts, empty, empty_box, label, swap_zero
+from shared.solvers.dsl.primitives.kernels import (
+    argmax_count,
+    counts,
+    empty,
+    empty_box,
+    find_uniform_lines,
+    label,
+    lone_cell,
+    swap_zero,
+    uniform_lines,
+)
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
@@ -983,4 +993,48 @@ def zone_diagonals(g: Grid) -> Grid | None:
                         hit = True
                     ny += dy
                     nx += dx
+    return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def strike_lines(g: Grid) -> Grid | None:
+    """Each lone cell shoots rays to the nearest full line each side; the hit cell takes its colour in a ring."""
+    h, w = g.shape
+    rows = np.empty(h, dtype=np.bool_)
+    cols = np.empty(w, dtype=np.bool_)
+    most, line = 0, 0
+    for c in range(1, 10):
+        nr, nc = find_uniform_lines(g, c, rows, cols)
+        if nr + nc > most:
+            most, line = nr + nc, c
+    if most == 0:
+        return empty()
+    rows, cols = uniform_lines(g, line)
+    out = g.copy()
+    hit = False
+    for y in range(h):
+        for x in range(w):
+            v = g[y, x]
+            if v == 0 or v == line or not lone_cell(g, y, x):
+                continue
+            for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                k = 1
+                while True:
+                    ny, nx = y + dy * k, x + dx * k
+                    if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != line):
+                        k = -1  # off the grid, or blocked on the way
+                        break
+                    if (dy != 0 and rows[ny]) or (dx != 0 and cols[nx]):
+                        break
+                    k += 1
+                if k < 0:
+                    continue
+                for j in range(1, k):
+                    out[y + dy * j, x + dx * j] = v
+                cy, cx = y + dy * k, x + dx * k
+                for ry in range(max(0, cy - 1), min(h, cy + 2)):
+                    for rx in range(max(0, cx - 1), min(w, cx + 2)):
+                        out[ry, rx] = line
+                out[cy, cx] = v
+                hit = True
     return out if hit else empty()

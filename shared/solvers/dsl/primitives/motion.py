@@ -19,8 +19,9 @@ from shared.solvers.dsl.primitives.kernels import (
     object_cells,
     split_colour,
 )
+from shared.solvers.dsl.primitives.parts import _cuts, _layout
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
-from shared.solvers.dsl.types import Color, Grid
+from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
 
 _CENTRE = WORDS.index("centre")
 
@@ -852,3 +853,39 @@ def nudge_to_corner(g: Grid) -> Grid | None:
                     return empty()
                 out[y, x] = c
     return out
+
+
+_BY_COLOUR = WORDS.index("colour")
+_copy_kernel = copy_to_markers.kernel
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def panel_copies(g: Grid) -> Grid | None:
+    """Cut along separator lines; copy_to_markers on the panels' colours, each new panel filled like the template's."""
+    ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)  # not a list of parts: any count of panels
+    if ry.shape[0] == 0:
+        return empty()
+    small = _layout(g, ry, rx, True)
+    res = _copy_kernel(small, _BY_COLOUR, 1)  # copy_to_markers on the panels' layout, the template kept
+    if res.size == 0:
+        return empty()
+    out = g.copy()
+    changed = False
+    for i in range(small.shape[0]):
+        for j in range(small.shape[1]):
+            if res[i, j] == small[i, j]:
+                continue
+            if small[i, j] != 0:
+                return empty()  # a copy lands on a panel that is not empty
+            a, b, p, q = ry[i, 0], ry[i, 1], rx[j, 0], rx[j, 1]
+            src = -1  # the first panel of the new colour, read as the template's panel
+            for k in range(small.size):
+                if small[k // small.shape[1], k % small.shape[1]] == res[i, j]:
+                    src = k
+                    break
+            si, sj = src // small.shape[1], src % small.shape[1]
+            if ry[si, 1] - ry[si, 0] != b - a or rx[sj, 1] - rx[sj, 0] != q - p:
+                return empty()
+            out[a:b, p:q] = g[ry[si, 0]:ry[si, 1], rx[sj, 0]:rx[sj, 1]]
+            changed = True
+    return out if changed else empty()
