@@ -1038,3 +1038,69 @@ def strike_lines(g: Grid) -> Grid | None:
                 out[cy, cx] = v
                 hit = True
     return out if hit else empty()
+
+
+@njit
+def _edge_of(g, c):
+    """The one edge holding every cell of colour c (0 top, 1 bottom, 2 left, 3 right; the first
+    such when a lone corner cell lies on two), or -1."""
+    h, w = g.shape
+    ok = np.ones(4, dtype=np.bool_)
+    any_cell = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                any_cell = True
+                ok[0] &= y == 0
+                ok[1] &= y == h - 1
+                ok[2] &= x == 0
+                ok[3] &= x == w - 1
+    if any_cell:
+        for e in range(4):
+            if ok[e]:
+                return e
+    return -1
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def jog_rays(g: Grid, low: bool) -> Grid | None:
+    """Rays from one colour's edge cells cross the grid, stepping away from the other colour's edge at its lines."""
+    # the ray colour (the lower of the two colours, or the higher) lines one edge, the marker colour
+    # an edge across it; at the line of each marker the rays jog one cell away from the markers' edge
+    h, w = g.shape
+    n = counts(g)
+    a, b, k = 0, 0, 0
+    for c in range(1, 10):
+        if n[c] > 0:
+            k += 1
+            if a == 0:
+                a = c
+            else:
+                b = c
+    if k != 2:
+        return empty()
+    ray, mark = (a, b) if low else (b, a)
+    e, f = _edge_of(g, ray), _edge_of(g, mark)
+    if e < 0 or f < 0 or (e < 2) == (f < 2):
+        return empty()
+    dy, dx = (1, 0) if e == 0 else (-1, 0) if e == 1 else (0, 1) if e == 2 else (0, -1)
+    sy, sx = (1, 0) if f == 0 else (-1, 0) if f == 1 else (0, 1) if f == 2 else (0, -1)  # away from the markers
+    out = g.copy()
+    drawn = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != ray:
+                continue
+            cy, cx = y + dy, x + dx
+            while 0 <= cy < h and 0 <= cx < w:
+                # a marker on this line (its row when the rays run down or up, else its column)
+                marked = g[cy, 0 if f == 2 else w - 1] == mark if dy != 0 else g[0 if f == 0 else h - 1, cx] == mark
+                if marked:
+                    cy, cx = cy + sy, cx + sx
+                    if not (0 <= cy < h and 0 <= cx < w):
+                        break
+                if g[cy, cx] == 0:
+                    out[cy, cx] = ray
+                    drawn = True
+                cy, cx = cy + dy, cx + dx
+    return out if drawn else empty()

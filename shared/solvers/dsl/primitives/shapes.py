@@ -522,10 +522,10 @@ def _marker_colours(g, cells, start, p, t, w, col):
     return mc, t2 if mc == t1 else t1, new
 
 
-@primitive(cost=2, params=((False, "copy"), (True, "copy"), (False, "move"), (True, "move"), (False, "scale")),
-           shape="keep", kernel=True)
+@primitive(cost=2, params=((False, "copy"), (True, "copy"), (False, "move"), (True, "move"), (False, "scale"),
+                           (True, "scale")), shape="keep", kernel=True)
 def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
-    """Objects fitting a placement (moved or turned; or scaled) of a many-coloured object become it (or it moves)."""
+    """Objects fitting a placement (moved, turned, scaled) of a many-coloured object become it (or it moves)."""
     # of the placements that cover all of the object, the one covering the most cells of smaller
     # objects wins (two pieces of one copy, or the markers it lands on); two that paint differently
     # leave the object as it is. A scaled copy (each cell an s x s block, s up to MAX_SCALE) may run
