@@ -724,3 +724,51 @@ def self_tile_on(g: Grid, c: int) -> Grid | None:
 def self_tile_common(g: Grid) -> Grid | None:
     """Place a copy of the grid wherever a cell has its most frequent colour (ties: the lowest)."""
     return _self_tile(g, g == np.argmax(counts(g)))
+
+
+@njit
+def _marked_edge(g):
+    """(edge, index) of the one edge line (0 left column, 1 right column, 2 top row, 3 bottom row)
+    of at least three cells that is one colour but for a single cell of another; (-1, -1) unless
+    exactly one edge is."""
+    h, w = g.shape
+    found, at = -1, -1
+    for e in range(4):
+        n = h if e < 2 else w
+        if n < 3 or (w if e < 2 else h) < 2:
+            continue
+        line = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            line[i] = g[i, 0 if e == 0 else w - 1] if e < 2 else g[0 if e == 2 else h - 1, i]
+        # the line's colour is the one its first two or last two cells agree on
+        c = line[0] if line[0] == line[1] else line[n - 1]
+        odd, k = 0, -1
+        for i in range(n):
+            if line[i] != c:
+                odd += 1
+                k = i
+        if odd == 1:
+            if found >= 0:
+                return -1, -1
+            found, at = e, k
+    return found, at
+
+
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def roll_to_marker(g: Grid) -> Grid | None:
+    """Drop the edge line marked by one odd cell and roll the rest along it: its first line goes to the mark's place."""
+    h, w = g.shape
+    e, k = _marked_edge(g)
+    if e < 0:
+        return empty()
+    if e < 2:
+        x0 = 1 if e == 0 else 0
+        out = np.empty((h, w - 1), dtype=np.uint8)
+        for y in range(h):
+            out[(y + k) % h] = g[y, x0:x0 + w - 1]
+        return out
+    y0 = 1 if e == 2 else 0
+    out = np.empty((h - 1, w), dtype=np.uint8)
+    for x in range(w):
+        out[:, (x + k) % w] = g[y0:y0 + h - 1, x]
+    return out
