@@ -388,6 +388,27 @@ def histogram(g: Grid) -> Grid | None:
     return out
 
 
+@primitive(cost=2, shape="keep", kernel=True)
+def sort_into_columns(g: Grid) -> Grid | None:
+    """Every cell sorted by colour, commonest first (0 too), filling columns left to right, each from the bottom."""
+    h, w = g.shape
+    n = _counts(g)
+    left = n.copy()
+    out = np.empty((h, w), dtype=np.uint8)
+    i = 0
+    while i < h * w:
+        c = argmax_count(left)  # the commonest colour not yet placed (ties: the lowest)
+        for _ in range(left[c]):
+            out[h - 1 - i % h, i // h] = c
+            i += 1
+        left[c] = 0
+    for y in range(h):
+        for x in range(w):
+            if out[y, x] != g[y, x]:
+                return out
+    return empty()  # already sorted
+
+
 @primitive(cost=2, first=True, kernel=True)
 def largest_bars(g: Grid) -> Grid | None:
     """A bar per largest one-colour object, left to right by where it starts, as tall as its size, in its colour."""
