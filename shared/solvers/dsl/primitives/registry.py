@@ -54,9 +54,10 @@ class Primitive:
 # The words a kernel's parameters may be, each passed to the kernel as its index here.
 # Append only: compiled kernels are cached with these numbers baked in.
 WORDS = ("down", "up", "left", "right", "pattern", "symmetry", "centre", "colour", "flip_lr", "flip_ud",
-         "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box", "copy", "move", "scale")
+         "rotate180", "transpose", "invert", "swap", "symmetric", "fill_box", "copy", "move", "scale", "scale4")
 DOWN, UP, LEFT, RIGHT = 0, 1, 2, 3  # the directions, as kernels receive them
-MOVE, SCALE = WORDS.index("move"), WORDS.index("scale")  # complete_copies' options ("copy" is the rest)
+# complete_copies' options ("copy" is the rest; "scale4": scaled, with objects 4-connected)
+MOVE, SCALE, SCALE4 = WORDS.index("move"), WORDS.index("scale"), WORDS.index("scale4")
 
 
 def encode(a) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
 from shared.solvers.dsl.primitives.kernels import bbox_nonzero, cells_box, counts, empty, label, object_cells
-from shared.solvers.dsl.primitives.registry import MOVE, SCALE, WORDS, primitive
+from shared.solvers.dsl.primitives.registry import MOVE, SCALE, SCALE4, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
 
@@ -509,8 +509,11 @@ def _marker_colours(g, cells, start, p, t, w, col):
     template's colour the copy paints in p's other colour, where the template lacks it (-1 -1: none).
     col holds each object's `_two_colours`."""
     c1, c2 = col[p, 0], col[p, 1]
-    if c1 < 0:
-        return -1, -1, -1
+    if c1 == -2:  # three colours or more: a copy in part when the template has every one of them
+        for j in range(start[p], start[p + 1]):
+            if not _has(g, cells, start[t], start[t + 1], w, g[cells[j] // w, cells[j] % w]):
+                return -1, -1, -1
+        return np.int64(g[cells[start[p]] // w, cells[start[p]] % w]), -1, -1
     has1 = _has(g, cells, start[t], start[t + 1], w, c1)
     has2 = c2 >= 0 and _has(g, cells, start[t], start[t + 1], w, c2)
     if c2 < 0 or has1 and has2:  # one colour, or the template's own two
@@ -523,16 +526,17 @@ def _marker_colours(g, cells, start, p, t, w, col):
 
 
 @primitive(cost=2, params=((False, "copy"), (True, "copy"), (False, "move"), (True, "move"), (False, "scale"),
-                           (True, "scale")), shape="keep", kernel=True)
+                           (True, "scale"), (False, "scale4")), shape="keep", kernel=True)
 def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
     """Objects fitting a placement (moved, turned, scaled) of a many-coloured object become it (or it moves)."""
     # of the placements that cover all of the object, the one covering the most cells of smaller
     # objects wins (two pieces of one copy, or the markers it lands on); two that paint differently
     # leave the object as it is. A scaled copy (each cell an s x s block, s up to MAX_SCALE) may run
-    # off the grid, and its cells of the object's colour must all land on that colour
-    scaled = how == SCALE
+    # off the grid, and its cells of the object's colour must all land on that colour; with "scale4"
+    # objects are 4-connected (blocks of a copy that touch only at corners are pieces of their own)
+    scaled = how == SCALE or how == SCALE4
     h, w = g.shape
-    n, start, cells = object_cells(g, True, False)
+    n, start, cells = object_cells(g, how != SCALE4, False)
     if not 2 <= n <= 40:
         return empty()
     owner = np.full(h * w, -1, dtype=np.int64)
