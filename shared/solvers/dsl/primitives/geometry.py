@@ -772,3 +772,23 @@ def roll_to_marker(g: Grid) -> Grid | None:
     for x in range(w):
         out[:, (x + k) % w] = g[y0:y0 + h - 1, x]
     return out
+
+
+@primitive(cost=2, shape="keep", params="colours", kernel=True)
+def quadrant_of(g: Grid, c: Color) -> Grid | None:
+    """The quarter of the grid (even sides) holding the one cell of colour c, filled with c; the rest cleared."""
+    h, w = g.shape
+    if h % 2 or w % 2:
+        return empty()
+    qy, qx = -1, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                if qy >= 0:
+                    return empty()
+                qy, qx = y // (h // 2), x // (w // 2)
+    if qy < 0:
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    out[qy * (h // 2):(qy + 1) * (h // 2), qx * (w // 2):(qx + 1) * (w // 2)] = c
+    return out
