@@ -1062,6 +1062,16 @@ def _edge_of(g, c):
     return -1
 
 
+@njit
+def _inward(e):
+    """The unit step (dy, dx) from edge e (0 top, 1 bottom, 2 left, 3 right) into the grid."""
+    if e == 0:
+        return 1, 0
+    if e == 1:
+        return -1, 0
+    return (0, 1) if e == 2 else (0, -1)
+
+
 @primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def jog_rays(g: Grid, low: bool) -> Grid | None:
     """Rays from one colour's edge cells cross the grid, stepping away from the other colour's edge at its lines."""
@@ -1083,8 +1093,8 @@ def jog_rays(g: Grid, low: bool) -> Grid | None:
     e, f = _edge_of(g, ray), _edge_of(g, mark)
     if e < 0 or f < 0 or (e < 2) == (f < 2):
         return empty()
-    dy, dx = (1, 0) if e == 0 else (-1, 0) if e == 1 else (0, 1) if e == 2 else (0, -1)
-    sy, sx = (1, 0) if f == 0 else (-1, 0) if f == 1 else (0, 1) if f == 2 else (0, -1)  # away from the markers
+    dy, dx = _inward(e)
+    sy, sx = _inward(f)  # away from the markers
     out = g.copy()
     drawn = False
     for y in range(h):
