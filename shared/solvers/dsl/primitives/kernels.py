@@ -50,6 +50,20 @@ def counts(g):
 
 
 @njit
+def two_colours(n):
+    """The two non-zero colours of a `counts` array, the lower first, when it holds exactly two; else (0, 0)."""
+    a, b, k = 0, 0, 0
+    for c in range(1, n.shape[0]):
+        if n[c]:
+            k += 1
+            if k == 1:
+                a = c
+            else:
+                b = c
+    return (a, b) if k == 2 else (0, 0)
+
+
+@njit
 def argmax_count(n):
     """The colour with the most cells in a `counts` array (ties: the lowest)."""
     best = 0

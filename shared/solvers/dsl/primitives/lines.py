@@ -19,6 +19,7 @@ from shared.solvers.dsl.primitives.kernels import (
     label,
     lone_cell,
     swap_zero,
+    two_colours,
     uniform_lines,
 )
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
@@ -1078,16 +1079,8 @@ def jog_rays(g: Grid, low: bool) -> Grid | None:
     # the ray colour (the lower of the two colours, or the higher) lines one edge, the marker colour
     # an edge across it; at the line of each marker the rays jog one cell away from the markers' edge
     h, w = g.shape
-    n = counts(g)
-    a, b, k = 0, 0, 0
-    for c in range(1, 10):
-        if n[c] > 0:
-            k += 1
-            if a == 0:
-                a = c
-            else:
-                b = c
-    if k != 2:
+    a, b = two_colours(counts(g))
+    if a == 0:
         return empty()
     ray, mark = (a, b) if low else (b, a)
     e, f = _edge_of(g, ray), _edge_of(g, mark)

@@ -19,6 +19,7 @@ from shared.solvers.dsl.primitives.kernels import (
     object_cells,
     outside_zeros,
     split_colour,
+    two_colours,
 )
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import Color, Grid
@@ -74,15 +75,8 @@ def mirror_at_line(g: Grid) -> Grid | None:
 def mirror_at_marker(g: Grid) -> Grid | None:
     """A shape of two colours is mirrored onto the side where its rarer colour touches it (that colour goes)."""
     n = counts(g)
-    a, b, k = 0, 0, 0
-    for c in range(1, 256):
-        if n[c]:
-            k += 1
-            if k == 1:
-                a = c
-            else:
-                b = c
-    if k != 2 or n[a] == n[b]:
+    a, b = two_colours(n)
+    if a == 0 or n[a] == n[b]:
         return empty()
     mark, main = (a, b) if n[a] < n[b] else (b, a)
     h, w = g.shape
