@@ -516,15 +516,17 @@ def test_the_cold_cache_check_looks_in_the_folder_numba_keeps_for_these_sources(
 def test_compile_workers_share_the_jobs_each_runs_once_and_kernels_go_by_module(monkeypatch, tmp_path):
     names = kernels.names()
     jobs = kernels._jobs(names, ("jobmod:mark",))
-    assert jobs[0] == ["jobmod:mark"]
+    assert jobs[0] == ("jobmod:mark", ["jobmod:mark"])
     groups = jobs[1:]
-    assert sorted(n for g in groups for n in g) == sorted(names)  # every kernel once
-    for g in groups:  # a group is one module's kernels (they share helpers), all of them
-        modules = {PRIMITIVES[n].kernel.py_func.__module__ for n in g}
-        assert len(modules) == 1
-        assert set(g) == {n for n in names if PRIMITIVES[n].kernel.py_func.__module__ in modules}
-    assert [len(g) for g in groups] == sorted((len(g) for g in groups), reverse=True)
-    # two workers on one claims folder: each job runs in exactly one of them
+    assert sorted(n for _, g in groups for n in g) == sorted(names)  # every kernel once
+    for module, g in groups:  # a job is some kernels of one module (they share helpers)
+        assert 0 < len(g) <= kernels.JOB_KERNELS
+        assert {PRIMITIVES[n].kernel.py_func.__module__ for n in g} == {module}
+    order = list(dict.fromkeys(m for m, _ in groups))  # each module's jobs together, the biggest modules first
+    assert [m for m, _ in groups] == sorted((m for m, _ in groups), key=order.index)
+    size = {m: sum(len(g) for k, g in groups if k == m) for m in order}
+    assert [size[m] for m in order] == sorted(size.values(), reverse=True)
+    # two workers on one claims folder: each job runs in exactly one of them, and leaves its mark
     (tmp_path / "jobmod.py").write_text(
         f"def mark():\n    open({str(tmp_path / 'marks')!r}, 'a').write('x')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -532,11 +534,22 @@ def test_compile_workers_share_the_jobs_each_runs_once_and_kernels_go_by_module(
     monkeypatch.setattr(kernels, "compile_kernels", lambda which: compiled.append(list(which)))
     claims = tmp_path / "claims"
     claims.mkdir()
-    some = [["jobmod:mark"], ["a", "b"], ["c"]]
+    some = [("jobmod:mark", ["jobmod:mark"]), ("m", ["a", "b"]), ("m", ["c"])]
     kernels._run_jobs(str(claims), some)
     kernels._run_jobs(str(claims), some)  # the second worker finds every job claimed
     assert (tmp_path / "marks").read_text() == "x"
     assert compiled == [["a", "b"], ["c"]]
+    assert sorted(p.name for p in claims.glob("*.done")) == ["0.done", "1.done", "2.done"]
+
+
+def test_a_compile_worker_keeps_to_its_module_then_starts_a_fresh_one_then_helps(monkeypatch, tmp_path):
+    compiled = []
+    monkeypatch.setattr(kernels, "compile_kernels", lambda which: compiled.append(list(which)))
+    jobs = [("m1", ["a"]), ("m1", ["b"]), ("m2", ["c"]), ("m2", ["d"]), ("m3", ["e"])]
+    (tmp_path / "0").touch()  # another worker has begun m1
+    kernels._run_jobs(str(tmp_path), jobs)
+    # m2 and m3 are fresh: each taken whole before the rest of m1 (whose helpers the other worker has)
+    assert compiled == [["c"], ["d"], ["e"], ["b"]]
 
 
 @pytest.mark.skipif(not jit.COMPILED, reason="stub tables share the kernels' types only when compiled")

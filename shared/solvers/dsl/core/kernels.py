@@ -5,8 +5,8 @@ pointers the enumeration indexes at run time (no kernel is linked into the core,
 its compile short).
 
 `tables()` compiles (or loads from numba's cache) every kernel once per process. On a cold
-cache it first compiles them in parallel child processes, one slice each, which write the
-cache this process then reads; another process starting meanwhile waits for them
+cache it first compiles them in parallel child processes, which share jobs of a few kernels
+and write the cache this process reads as they go; another process starting meanwhile waits for them
 (`jit.compiling`). Each group is handed to the core as a numba typed List of
 first-class functions: a tuple of them would be typed and unboxed again on every call into the
 core (about 10 ms for a hundred kernels), a typed List is one pointer. Without numba the tables
@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -157,39 +158,66 @@ def _cache_is_cold(all_names: list[str]) -> bool:
 KERNEL_OPT = "2"  # LLVM's optimisation level for the kernels' parallel compile (numba's default is 3)
 
 
-def _run_jobs(claims: str, jobs: list[list[str]]) -> None:
-    """A compile worker: take the jobs in order, each one no other worker has claimed yet (a
-    claim is a file created exclusively in `claims`), and run it: ["module:function"] is called,
-    a list of kernel names is compiled for the core's signatures. Workers that share the list
-    share the work as it comes, however long each job takes."""
+JOB_KERNELS = 4  # kernels per compile job: small enough that the workers end within a few seconds of each other
+
+
+def _claim(claims: str, i: int) -> bool:
+    """Claim job `i` (a file created exclusively in `claims`): whether this worker got it."""
+    try:
+        os.close(os.open(os.path.join(claims, str(i)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+def _run_jobs(claims: str, jobs: list[tuple[str, list[str]]]) -> None:
+    """A compile worker: run jobs no other worker has claimed, until none is left. A job is
+    (group, what): ("module:function", [that]) is called, (module, kernel names) compiles those
+    kernels for the core's signatures. A worker stays with its group while it has jobs left
+    (kernels of one module share helpers, compiled once in a worker), then starts a group no
+    worker has begun, then helps with any; workers that share the list share the work as it
+    comes, however long each job takes. A job done leaves `<i>.done` in `claims`, for the
+    parent to load its kernels while the rest compile."""
     import importlib
 
-    for i, job in enumerate(jobs):
-        try:
-            os.close(os.open(os.path.join(claims, str(i)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            continue
-        if ":" in job[0]:
-            module, fn = job[0].split(":")
+    group = None
+    while True:
+        left = [i for i in range(len(jobs)) if not os.path.exists(os.path.join(claims, str(i)))]
+        if not left:
+            return
+        begun = {jobs[i][0] for i in range(len(jobs)) if i not in set(left)}
+        pick = next((i for i in left if jobs[i][0] == group), None)
+        if pick is None:
+            pick = next((i for i in left if jobs[i][0] not in begun), left[0])
+        if not _claim(claims, pick):
+            continue  # another worker got it first: look again
+        group, what = jobs[pick]
+        if ":" in group:
+            module, fn = group.split(":")
             getattr(importlib.import_module(module), fn)()
         else:
-            compile_kernels(job)
+            compile_kernels(what)
+        os.close(os.open(os.path.join(claims, f"{pick}.done"), os.O_CREAT | os.O_WRONLY))
 
 
-def _jobs(all_names: list[str], first: tuple[str, ...]) -> list[list[str]]:
-    """The parallel compile's jobs: each of `first`, then the kernels grouped by the module that
-    defines them, the groups with the most kernels first. Kernels of one module share helpers,
-    which a worker compiles once for the group (split across workers, each compiled them again)."""
+def _jobs(all_names: list[str], first: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """The parallel compile's jobs: each of `first`, then the kernels by the module that defines
+    them, the modules with the most kernels first, each in jobs of `JOB_KERNELS`."""
     groups: dict[str, list[str]] = {}
     for n in all_names:
         groups.setdefault(PRIMITIVES[n].kernel.py_func.__module__, []).append(n)
-    return [[f] for f in first] + sorted(groups.values(), key=len, reverse=True)
+    out = [(f, [f]) for f in first]
+    for module, names_ in sorted(groups.items(), key=lambda kv: len(kv[1]), reverse=True):
+        out += [(module, names_[i:i + JOB_KERNELS]) for i in range(0, len(names_), JOB_KERNELS)]
+    return out
 
 
 def _compile_in_parallel(all_names: list[str], first: tuple[str, ...] = ()) -> None:
     """Compile the jobs `first` ("module:function", each run in a worker), then every kernel,
     into the cache in one child process per core. The kernels are compiled at `KERNEL_OPT`
-    (unless NUMBA_OPT is set): less compile time, the same results."""
+    (unless NUMBA_OPT is set): less compile time, the same results. Meanwhile this process
+    loads each kernel job's machine code as it lands in the cache (otherwise ~2 s after the
+    last worker ends); a worker leaves without Python's teardown (~2 s, its cache files written)."""
     workers = min(len(all_names), max(1, os.cpu_count() or 1))
     if workers < 2:
         return
@@ -198,11 +226,20 @@ def _compile_in_parallel(all_names: list[str], first: tuple[str, ...] = ()) -> N
     env.setdefault("NUMBA_OPT", KERNEL_OPT)
     jobs = _jobs(all_names, first)
     with tempfile.TemporaryDirectory(prefix="arc-dsl-claims-") as claims:
-        code = f"from shared.solvers.dsl.core.kernels import _run_jobs; _run_jobs({claims!r}, {jobs!r})"
+        code = f"import os; from shared.solvers.dsl.core.kernels import _run_jobs; _run_jobs({claims!r}, {jobs!r}); " \
+            "os._exit(0)"
         procs = [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=root,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(workers)]
-        for p in procs:
-            p.wait()  # a job that failed is left to this process: it compiles what the cache lacks
+        loaded = set()
+        while True:
+            running = any(p.poll() is None for p in procs)
+            for i, (group, what) in enumerate(jobs):
+                if i not in loaded and ":" not in group and os.path.exists(os.path.join(claims, f"{i}.done")):
+                    loaded.add(i)
+                    compile_kernels(what)  # from the cache the worker wrote
+            if not running:
+                break  # a job that failed is left to this process: it compiles what the cache lacks
+            time.sleep(0.2)
 
 
 def tables(first: tuple[str, ...] = ()) -> Tables:
