@@ -552,6 +552,34 @@ def test_a_compile_worker_keeps_to_its_module_then_starts_a_fresh_one_then_helps
     assert compiled == [["c"], ["d"], ["e"], ["b"]]
 
 
+def test_the_parent_loads_each_kernel_job_once_as_its_done_mark_lands(monkeypatch):
+    loaded = []
+    monkeypatch.setattr(kernels, "compile_kernels", lambda which: loaded.append(list(which)))
+    monkeypatch.setattr(kernels.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(kernels.time, "sleep", lambda s: None)
+    names = kernels.names()[:9]
+    jobs = kernels._jobs(names, ("jobmod:mark",))
+
+    class Worker:  # stands in for a compile worker: marks every job done, then ends
+        def __init__(self, cmd, **kwargs):
+            self.claims = cmd[2].split("_run_jobs(")[1].split(",")[0].strip("'\"")
+            self.polls = 0
+
+        def poll(self):
+            self.polls += 1
+            if self.polls == 1:
+                for i in range(len(jobs)):
+                    Path(self.claims, f"{i}.done").touch()
+                return None
+            return 0
+
+    monkeypatch.setattr(kernels.subprocess, "Popen", Worker)
+    kernels._compile_in_parallel(names, ("jobmod:mark",))
+    # the kernel jobs, each loaded once (the called job "jobmod:mark" has nothing to load)
+    assert loaded == [what for group, what in jobs if ":" not in group]
+    assert sorted(n for w in loaded for n in w) == sorted(names)
+
+
 @pytest.mark.skipif(not jit.COMPILED, reason="stub tables share the kernels' types only when compiled")
 def test_the_core_compiled_against_stub_tables_is_the_one_the_kernels_tables_call():
     from shared.solvers.dsl.core.search import _tiny
