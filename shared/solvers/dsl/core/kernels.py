@@ -170,6 +170,11 @@ def _claim(claims: str, i: int) -> bool:
         return False
 
 
+def _done(claims: str, i: int) -> str:
+    """The mark a worker leaves in `claims` once job `i` is done."""
+    return os.path.join(claims, f"{i}.done")
+
+
 def _run_jobs(claims: str, jobs: list[tuple[str, list[str]]]) -> None:
     """A compile worker: run jobs no other worker has claimed, until none is left. A job is
     (group, what): ("module:function", [that]) is called, (module, kernel names) compiles those
@@ -182,10 +187,11 @@ def _run_jobs(claims: str, jobs: list[tuple[str, list[str]]]) -> None:
 
     group = None
     while True:
-        left = [i for i in range(len(jobs)) if not os.path.exists(os.path.join(claims, str(i)))]
+        taken = {i for i in range(len(jobs)) if os.path.exists(os.path.join(claims, str(i)))}
+        left = [i for i in range(len(jobs)) if i not in taken]
         if not left:
             return
-        begun = {jobs[i][0] for i in range(len(jobs)) if i not in set(left)}
+        begun = {jobs[i][0] for i in taken}
         pick = next((i for i in left if jobs[i][0] == group), None)
         if pick is None:
             pick = next((i for i in left if jobs[i][0] not in begun), left[0])
@@ -197,7 +203,7 @@ def _run_jobs(claims: str, jobs: list[tuple[str, list[str]]]) -> None:
             getattr(importlib.import_module(module), fn)()
         else:
             compile_kernels(what)
-        os.close(os.open(os.path.join(claims, f"{pick}.done"), os.O_CREAT | os.O_WRONLY))
+        Path(_done(claims, pick)).touch()
 
 
 def _jobs(all_names: list[str], first: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -234,7 +240,7 @@ def _compile_in_parallel(all_names: list[str], first: tuple[str, ...] = ()) -> N
         while True:
             running = any(p.poll() is None for p in procs)
             for i, (group, what) in enumerate(jobs):
-                if i not in loaded and ":" not in group and os.path.exists(os.path.join(claims, f"{i}.done")):
+                if i not in loaded and ":" not in group and os.path.exists(_done(claims, i)):
                     loaded.add(i)
                     compile_kernels(what)  # from the cache the worker wrote
             if not running:
