@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import empty
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, empty
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -166,15 +166,7 @@ def _under_box(g, filled, c):
     """The part of a completed grid under the bounding box of colour c in the original."""
     if filled.size == 0:
         return empty()
-    h, w = g.shape
-    y0, x0, y1, x1 = h, w, -1, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                y0 = min(y0, y)
-                x0 = min(x0, x)
-                y1 = max(y1, y + 1)
-                x1 = max(x1, x + 1)
+    y0, x0, y1, x1 = bbox_nonzero(g == c)
     return filled[y0:y1, x0:x1].copy()
 
 
@@ -544,19 +536,9 @@ def mirror_fill_kernel(box):
 @primitive(cost=2, shape="keep", kernel=True)
 def symmetrize(g: Grid) -> Grid | None:
     """Fill the zeros of the content's box from its mirror images (the most symmetry its cells agree with)."""
-    h, w = g.shape
-    y0, x0, y1, x1 = h, w, -1, -1
-    n = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                n += 1
-                y0 = min(y0, y)
-                x0 = min(x0, x)
-                y1 = max(y1, y + 1)
-                x1 = max(x1, x + 1)
-    if n < 2:
+    if np.count_nonzero(g) < 2:
         return empty()
+    y0, x0, y1, x1 = bbox_nonzero(g)
     filled = mirror_fill_kernel(g[y0:y1, x0:x1].copy())
     if filled.size == 0:
         return empty()

@@ -172,18 +172,10 @@ def _crop_colour(g, c):
     """The crop to the bounding box of the cells of colour c (empty where there are none, or c is 0)."""
     if c == 0:
         return empty()
-    h, w = g.shape
-    y0, x0, y1, x1 = h, w, -1, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                y0 = min(y0, y)
-                x0 = min(x0, x)
-                y1 = max(y1, y)
-                x1 = max(x1, x)
+    y0, x0, y1, x1 = bbox_nonzero(g == c)
     if y1 < 0:
         return empty()
-    return g[y0:y1 + 1, x0:x1 + 1].copy()
+    return g[y0:y1, x0:x1].copy()
 
 
 @primitive(cost=2, params="colours", shape="change", kernel=True)

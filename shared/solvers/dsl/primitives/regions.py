@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import counts, empty, enclosed_zeros, label, lone_cell, uniform_lines
+from shared.solvers.dsl.primitives.kernels import (
+    bbox_nonzero,
+    counts,
+    empty,
+    enclosed_zeros,
+    label,
+    lone_cell,
+    uniform_lines,
+)
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -651,18 +659,13 @@ def box_colour_objects(g: Grid, c: Color) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mark_in_box(g: Grid, c: Color) -> Grid | None:
     """Mark the cells of other non-zero colours inside the bounding box of colour c."""
-    h, w = g.shape
-    y0, x0, y1, x1 = h, w, -1, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                y0, x0, y1, x1 = min(y0, y), min(x0, x), max(y1, y), max(x1, x)
+    y0, x0, y1, x1 = bbox_nonzero(g == c)
     if y1 < 0:
         return empty()
     out = g.copy()
     hit = False
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
+    for y in range(y0, y1):
+        for x in range(x0, x1):
             if g[y, x] != 0 and g[y, x] != c:
                 out[y, x] = MARKER
                 hit = True
