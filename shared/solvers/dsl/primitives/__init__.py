@@ -18,6 +18,7 @@ from shared.solvers.dsl.primitives import (
     objects,
     parts,
     props,
+    rays,
     regions,
     shapes,
 )
@@ -28,7 +29,7 @@ for _name, _prim in PRIMITIVES.items():
 
 __all__ = ["np", "PRIMITIVES", "Op", "Primitive", "primitive", "search_ops", *PRIMITIVES]
 _FAMILIES = (cellrule, colour, completion, geometry, learned, lines, mirroring, motion, objects, parts, props,
-             regions, shapes)
+             rays, regions, shapes)
 
 
 def preload() -> int:

@@ -353,3 +353,29 @@ def pack(parts) -> tuple[np.ndarray, np.ndarray]:
 def unpack(buf: np.ndarray, meta: np.ndarray) -> tuple:
     """(buf, meta) as a tuple of grids (copies)."""
     return tuple(buf[o:o + h * w].reshape(h, w).copy() for o, h, w in meta.tolist())
+
+
+@njit
+def label_boxes(labels, n):
+    """Per label 1 .. n of a label grid (row 0 unused): top, left, bottom, right (inclusive), the cell
+    count and the first cell (y, x) in reading order; an absent label keeps (h, w, -1, -1, 0, 0, 0)."""
+    box = np.zeros((n + 1, 7), dtype=np.int64)
+    box[:, 0] = labels.shape[0]
+    box[:, 1] = labels.shape[1]
+    box[:, 2] = -1
+    box[:, 3] = -1
+    h, w = labels.shape
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            if i == 0:
+                continue
+            if box[i, 4] == 0:
+                box[i, 5] = y
+                box[i, 6] = x
+            box[i, 4] += 1
+            box[i, 0] = min(box[i, 0], y)
+            box[i, 1] = min(box[i, 1], x)
+            box[i, 2] = max(box[i, 2], y)
+            box[i, 3] = max(box[i, 3], x)
+    return box

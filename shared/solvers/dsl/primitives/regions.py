@@ -16,6 +16,7 @@ from shared.solvers.dsl.primitives.kernels import (
     empty,
     enclosed_zeros,
     label,
+    label_boxes,
     lone_cell,
     uniform_lines,
 )
@@ -25,24 +26,9 @@ from shared.solvers.dsl.types import MARKER, Color, Grid
 
 @njit
 def _boxes(lab, n):
-    """Per label 1 .. n of a label grid: (top, left, bottom, right) inclusive and the cell count."""
-    h, w = lab.shape
-    y0 = np.full(n + 1, h, dtype=np.int64)
-    x0 = np.full(n + 1, w, dtype=np.int64)
-    y1 = np.full(n + 1, -1, dtype=np.int64)
-    x1 = np.full(n + 1, -1, dtype=np.int64)
-    size = np.zeros(n + 1, dtype=np.int64)
-    for y in range(h):
-        for x in range(w):
-            i = lab[y, x]
-            if i == 0:
-                continue
-            size[i] += 1
-            y0[i] = min(y0[i], y)
-            x0[i] = min(x0[i], x)
-            y1[i] = max(y1[i], y)
-            x1[i] = max(x1[i], x)
-    return y0, x0, y1, x1, size
+    """`label_boxes` as columns: per label 1 .. n, (top, left, bottom, right) inclusive and the cell count."""
+    b = label_boxes(lab, n)
+    return b[:, 0], b[:, 1], b[:, 2], b[:, 3], b[:, 4]
 
 
 @njit
