@@ -47,6 +47,14 @@ grids = st.integers(1, 9).flatmap(
 sparse = grids.map(lambda g: np.where(g > 6, g - 6, 0).astype(np.uint8))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _kernels_compiled_as_the_core_calls_them():
+    """The tables first: the tests below call kernels directly, which would otherwise compile them
+    for the types numba infers, a second entry in numba's cache index that a process compiling
+    beside this one (a cold cache under pytest-xdist) can drop along with its own."""
+    kernels.tables()
+
+
 def test_the_core_tables_hold_every_kernel_once_by_kind_and_arity():
     t = kernels.tables()
     assert sorted(t.where) == sorted(KERNELS)

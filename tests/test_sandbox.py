@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from shared.sandbox import Job, SandboxPool, run_program, task_job
+from shared.sandbox import pool as sandbox_pool
 from shared.tasks import Pair, Task, TaskError
 
 FLIP = "def solve(grid):\n    return [row[::-1] for row in grid]\n"
@@ -166,6 +167,45 @@ def test_a_dsl_library_pool_runs_printed_dsl_programs_and_a_plain_pool_does_not(
         assert dsl.run(src, [grid], [answer]).status == "ok"
     plain = run_program(src, [grid], [answer])
     assert plain.status == "error" and "No module named 'shared'" in plain.detail
+
+
+def test_workers_that_cannot_start_fail_the_jobs_and_say_why(monkeypatch, tmp_path):
+    with SandboxPool(workers=1) as pool:  # a library the worker cannot import: it exits at once
+        pool.config["library"] = {"path": "/nonexistent", "package": "nowhere", "modules": ["nowhere.at_all"]}
+        verdict = pool.run(FLIP, [GRID])
+    assert verdict.status == "crash"
+    assert "workers fail to start (3 tries; the last: one failed to set up: ModuleNotFoundError: No module named " \
+           "'nowhere')" in verdict.detail
+    quitter = tmp_path / "quits.py"
+    quitter.write_text("raise SystemExit(3)\n")
+    monkeypatch.setattr(sandbox_pool, "WORKER", quitter)  # a worker that exits without a word
+    with SandboxPool(workers=1) as pool:
+        assert "the last: one exited while starting (exit code 3))" in pool.run(FLIP, [GRID]).detail
+    monkeypatch.undo()
+    monkeypatch.setattr(sandbox_pool, "START_TIMEOUT_S", 0.0)  # no worker is ready that soon
+    with SandboxPool(workers=2) as pool:
+        verdicts = pool.run_many([Job(FLIP, [GRID]), Job(FLIP, [GRID])])
+    assert all(v.status == "crash" and "the last: one was not ready within 0 s" in v.detail for v in verdicts)
+
+
+def test_dsl_library_workers_start_while_another_process_holds_the_compile_lock():
+    """The pool's own process compiles every kernel before it starts workers, so they load them
+    without the compile lock: they start even while another process holds it (a second test
+    worker compiling on a cold cache held it for minutes, past the workers' start timeout)."""
+    fcntl = pytest.importorskip("fcntl")
+    from shared.solvers.dsl import jit
+    from shared.solvers.dsl.primitives import preload
+
+    if not jit.COMPILED:
+        pytest.skip("without numba there is no compile lock")
+    preload()  # this process's tables are built: the pool's own preload needs no lock
+    jit.cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(jit.cache_dir() / "compile.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # held as another process would: flock locks per open file
+        with SandboxPool(workers=1, library="dsl") as pool:
+            verdict = pool.run("from shared.solvers.dsl.primitives import *\ndef solve(I):\n    return flip_lr(I)\n",
+                               [GRID], [FLIPPED])
+    assert verdict.status == "ok", verdict.detail
 
 
 @pytest.mark.parametrize("attack", [

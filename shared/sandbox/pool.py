@@ -78,6 +78,7 @@ class _Worker:
         self.job: int | None = None
         self.request_id = 0
         self.failed_start: bool | None = None  # set when the first message is not the ready handshake
+        self.start_error = ""  # why, when it is not
         self.deadline = 0.0
         self.sent_at = 0.0
         self.calls = 0
@@ -184,13 +185,14 @@ class SandboxPool:
             self.config["library"] = {"path": str(root), "package": "shared", "modules": list(LIBRARIES[library])}
             # the workers' HOME is their temp dir: point them at this user's cache folder, where a
             # library's compiled code lives (the DSL's numba kernels), to read while preloading
-            cache = {"XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")}
-            cache.update({k: v for k, v in os.environ.items() if k == "ARC_DSL_CACHE"})
-            self.config["library"]["env"] = cache
+            env = {"XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")}
             for name in LIBRARIES[library]:  # compile what the library compiles here, once, not in every worker
                 module = importlib.import_module(name)
                 if callable(getattr(module, "preload", None)):
                     module.preload()
+                if callable(getattr(module, "worker_env", None)):
+                    env.update(module.worker_env())  # e.g. its cache folder, and that it is complete
+            self.config["library"]["env"] = env
         self._workers: list[_Worker] = []
         self.spawned = 0
         self.replaced = 0
@@ -233,7 +235,7 @@ class SandboxPool:
             prepared.append((job.code if isinstance(job.code, str) else str(job.code), inputs, expected))
         verdicts: list[Verdict | None] = [None] * len(jobs)
         queue = deque(range(len(jobs)))
-        start_failures = 0
+        start_failures, start_error = 0, ""
         while queue or any(w.job is not None for w in self._workers):
             while len(self._workers) < min(self.n_workers, len(queue) + sum(w.job is not None for w in self._workers)):
                 self._workers.append(self._spawn())
@@ -266,6 +268,7 @@ class SandboxPool:
                         verdicts[w.job] = self._failed(prepared[w.job], status, detail, w)
                     elif not w.ready:
                         start_failures += 1
+                        start_error = f"one exited while starting (exit code {w.proc.returncode})"
                     self._retire(w)
                     continue
                 w.buf += data
@@ -273,7 +276,7 @@ class SandboxPool:
                 if w not in self._workers:
                     continue
                 if not w.ready and w.failed_start:
-                    start_failures += 1
+                    start_failures, start_error = start_failures + 1, w.start_error
                     self._retire(w)
                 elif w.ready and w.failed_start is False:
                     start_failures, w.failed_start = 0, None
@@ -284,11 +287,12 @@ class SandboxPool:
                                                    f"over the time limit of {self.time_limit_s:g} s (killed)", w)
                     self._retire(w)
                 elif not w.ready and now > w.started + START_TIMEOUT_S:
-                    start_failures += 1
+                    start_failures, start_error = start_failures + 1, f"one was not ready within {START_TIMEOUT_S:g} s"
                     self._retire(w)
             if start_failures >= MAX_START_FAILURES:
                 for i in queue:
-                    verdicts[i] = self._failed(prepared[i], "crash", "sandbox workers fail to start", None)
+                    verdicts[i] = self._failed(prepared[i], "crash", f"sandbox workers fail to start ({start_failures} "
+                                               f"tries; the last: {start_error})", None)
                 queue.clear()
         return verdicts  # type: ignore[return-value]
 
@@ -308,6 +312,9 @@ class SandboxPool:
             if not w.ready:
                 w.ready = msg.get("ready") is True
                 w.failed_start = not w.ready
+                if w.failed_start:  # a worker that cannot set itself up says why (before any program ran)
+                    w.start_error = f"one failed to set up: {str(msg.get('fatal'))[:300]}" if "fatal" in msg \
+                        else "one's first message was not the ready handshake"
                 return
             if w.job is None or msg.get("id") != w.request_id:
                 # a reply nobody asked for (forged by a program): nothing it says is trusted

@@ -33,6 +33,10 @@ COMPILED = False
 REASON = ""
 _said = False
 _held = 0  # how deep this process is inside `compiling()`
+# set (to "1") in the environment of a process whose parent has just compiled every kernel into the
+# cache: it loads them without taking the compile lock, so it does not wait on another process that
+# holds the lock to compile something else (a sandbox pool's workers: they must start in seconds)
+PRELOADED = "ARC_DSL_PRELOADED"
 
 
 def _smoke_add(a, b):
@@ -201,10 +205,11 @@ def say_once() -> None:
 def compiling():
     """Held while this process compiles into (or loads from) the cache: a second process that
     starts on a cold cache waits here, then loads what the first compiled instead of compiling
-    it again. Re-entrant within a process; a no-op without numba, fcntl or a writable cache."""
+    it again. Re-entrant within a process; a no-op without numba, fcntl or a writable cache, and
+    where `PRELOADED` is set."""
     global _held
     f = d = None
-    if COMPILED and fcntl is not None and not _held:
+    if COMPILED and fcntl is not None and not _held and os.environ.get(PRELOADED, "") in ("", "0"):
         try:
             d = cache_dir()
             d.mkdir(parents=True, exist_ok=True)

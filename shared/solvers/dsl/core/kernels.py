@@ -28,14 +28,13 @@ from shared.solvers.dsl import jit
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives import PRIMITIVES
 from shared.solvers.dsl.primitives.kernels import empty, no_parts
-from shared.solvers.dsl.types import GRID, GRIDS
+from shared.solvers.dsl.primitives.registry import KINDS, signature
 
 try:
     from numba.typed import List
 except ImportError:  # no numba: the tables are plain lists
     List = list
 
-KINDS = {(GRID, GRID): "grid", (GRID, GRIDS): "split", (GRIDS, GRID): "join"}
 ARITIES = {"grid": 3, "split": 3, "join": 1}  # the parameter counts the core's tables take, per kind
 
 _tables = None
@@ -75,24 +74,10 @@ def names() -> list[str]:
     return [n for n, p in PRIMITIVES.items() if p.kernel is not None]
 
 
-def _signature(k: str, n_args: int):
-    from numba import types
-
-    grid = types.Array(types.uint8, 2, "C")
-    buf = types.Array(types.uint8, 1, "C")
-    meta = types.Array(types.int64, 2, "C")
-    ints = [types.int64] * n_args
-    if k == "grid":
-        return grid(grid, *ints)
-    if k == "split":
-        return types.Tuple((buf, meta))(grid, *ints)
-    return grid(buf, meta, *ints)
-
-
 def compile_kernels(which: list[str]) -> None:
     """Compile the named kernels for the core's signatures (into the cache)."""
     for n in which:
-        PRIMITIVES[n].kernel.compile(_signature(kind(n), arity(n)))
+        PRIMITIVES[n].kernel.compile(signature(kind(n), arity(n)))
 
 
 @njit
@@ -269,7 +254,7 @@ def _stub(k: str, a: int):
     """The stand-in of kind `k` taking `a` parameters, compiled for the core's signature."""
     stub = STUBS[k][a]
     if jit.COMPILED and not stub.signatures:
-        stub.compile(_signature(k, a))
+        stub.compile(signature(k, a))
         stub.disable_compile()
     return stub
 
@@ -284,7 +269,7 @@ def _build(first: tuple[str, ...] = ()) -> Tables:
         k, a = kind(n), arity(n)
         kern = PRIMITIVES[n].kernel
         if jit.COMPILED:
-            kern.compile(_signature(k, a))
+            kern.compile(signature(k, a))
             kern.disable_compile()  # one signature: a first-class function the core can index
         where[n] = (k, a, len(groups[k][a]))
         groups[k][a].append(kern)

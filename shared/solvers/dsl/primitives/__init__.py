@@ -4,6 +4,8 @@
 primitive functions by name, plus `np`.
 """
 
+import os
+
 import numpy as np
 
 from shared.solvers.dsl.primitives import (
@@ -41,3 +43,15 @@ def preload() -> int:
     from shared.solvers.dsl.core.kernels import tables  # the core's tables: each kernel compiled once
 
     return len(tables().where)
+
+
+def worker_env() -> dict[str, str]:
+    """What a process that has run `preload()` puts in the environment of the sandbox workers it
+    starts: where the cache is, and that it holds every kernel, so that the workers load them
+    without queueing behind another process's compile."""
+    from shared.solvers.dsl import jit
+
+    env = {jit.PRELOADED: "1"}
+    if os.environ.get("ARC_DSL_CACHE"):
+        env["ARC_DSL_CACHE"] = os.environ["ARC_DSL_CACHE"]
+    return env

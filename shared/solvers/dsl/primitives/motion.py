@@ -866,7 +866,9 @@ def panel_copies(g: Grid) -> Grid | None:
     if ry.shape[0] == 0:
         return empty()
     small = _layout(g, ry, rx, True)
-    res = _copy_kernel(small, _BY_COLOUR, 1)  # copy_to_markers on the panels' layout, the template kept
+    # copy_to_markers on the panels' layout, the template kept; int64 parameters, as the core passes
+    # them (literal ones would add a second signature to the kernel's entry in numba's cache)
+    res = _copy_kernel(small, np.int64(_BY_COLOUR), np.int64(1))
     if res.size == 0:
         return empty()
     out = g.copy()

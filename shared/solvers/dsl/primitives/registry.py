@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from shared.solvers.dsl import jit
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import pack, unpack
 from shared.solvers.dsl.types import GRID, GRIDS
@@ -71,27 +72,60 @@ def encode(a) -> int:
     raise ValueError(f"kernel parameter {a!r}: an integer, a boolean or a word of registry.WORDS")
 
 
-def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]:
-    """The compiled kernel of `fn`, and the Python-facing primitive that calls it."""
-    kern = njit(fn)
+KINDS = {(GRID, GRID): "grid", (GRID, GRIDS): "split", (GRIDS, GRID): "join"}  # what a kernel maps
 
-    if (tin, tout) == (GRID, GRID):
+
+def signature(kind: str, n_args: int):
+    """The one numba signature a kernel of `kind` ("grid", "split" or "join", see `KINDS`) taking
+    `n_args` integer parameters is compiled for: the search core and Python callers share it."""
+    from numba import types
+
+    grid = types.Array(types.uint8, 2, "C")
+    buf = types.Array(types.uint8, 1, "C")
+    meta = types.Array(types.int64, 2, "C")
+    ints = [types.int64] * n_args
+    if kind == "grid":
+        return grid(grid, *ints)
+    if kind == "split":
+        return types.Tuple((buf, meta))(grid, *ints)
+    return grid(buf, meta, *ints)
+
+
+def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]:
+    """The compiled kernel of `fn`, and the Python-facing primitive that calls it.
+
+    A Python call compiles (or loads) the kernel for the core's `signature`, not for the types
+    numba would infer: numba's cache keeps one index per function, and two processes adding
+    different signatures to it at once (a cold cache) can each drop the other's entry."""
+    kern = njit(fn)
+    kind = KINDS.get((tin, tout))
+    if kind is None:
+        raise ValueError(f"primitive {fn.__name__}: a kernel maps grid -> grid, grid -> grids or grids -> grid")
+    ready: set[int] = set()  # the parameter counts compiled for in this process
+
+    def compiled(n_args: int):
+        if n_args not in ready:
+            sig = signature(kind, n_args) if jit.COMPILED else None
+            if sig is not None and sig.args not in kern.overloads:  # numba refuses even a known one once
+                kern.compile(sig)  # `tables()` has disabled compiling
+            ready.add(n_args)
+        return kern
+
+    if kind == "grid":
         @functools.wraps(fn)
         def call(g, *args):
-            out = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
+            out = compiled(len(args))(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
             return None if out.size == 0 else out
-    elif (tin, tout) == (GRID, GRIDS):
+    elif kind == "split":
         @functools.wraps(fn)
         def call(g, *args):
-            buf, meta = kern(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
+            buf, meta = compiled(len(args))(np.ascontiguousarray(g, dtype=np.uint8), *(encode(a) for a in args))
             return None if meta.shape[0] == 0 else unpack(buf, meta)
-    elif (tin, tout) == (GRIDS, GRID):
+    else:
         @functools.wraps(fn)
         def call(parts, *args):
-            out = kern(*pack(parts), *(encode(a) for a in args))
+            out = compiled(len(args))(*pack(parts), *(encode(a) for a in args))
             return None if out.size == 0 else out
-    else:
-        raise ValueError(f"primitive {fn.__name__}: a kernel maps grid -> grid, grid -> grids or grids -> grid")
 
     call.kernel = kern
     return call, kern
