@@ -107,6 +107,25 @@ def test_every_kernel_matches_itself_run_as_python(g):
             assert fast.shape == slow.shape and np.array_equal(fast, slow), (name, args, g.tolist())
 
 
+def test_no_kernel_indexes_past_an_array_on_the_placeholder_colour():
+    """The search's images may hold 10 (`mask`, `border`, rays: cells a later step colours), and
+    compiled code checks no bounds, so a kernel that indexes a table of ten colours by a cell
+    writes past it there. Run as Python, where such an index raises."""
+    rng = np.random.default_rng(10)
+    for _ in range(6):
+        h, w = rng.integers(2, 10, 2)
+        g = np.where(rng.random((h, w)) < 0.5, rng.integers(1, 10, (h, w)), 0).astype(np.uint8)
+        g[rng.random((h, w)) < 0.3] = 10
+        for name in KERNELS:
+            py = getattr(PRIMITIVES[name].kernel, "py_func", PRIMITIVES[name].kernel)
+            for args in _arg_sets(name):
+                enc = [encode(a) for a in args]
+                try:
+                    py(*pack([g, g[::-1].copy()]), *enc) if kernels.kind(name) == "join" else py(g.copy(), *enc)
+                except IndexError as e:
+                    raise AssertionError(f"{name}{args} on {g.tolist()}: {e}") from e
+
+
 def test_kernels_never_change_their_input():
     g = np.array([[0, 1, 2, 0], [3, 0, 0, 4], [0, 5, 5, 0]], dtype=np.uint8)
     for name in GRID_KERNELS + SPLITS:

@@ -321,7 +321,7 @@ def fit_into_holes(g: Grid) -> Grid | None:
     for y in range(g.shape[0]):
         for x in range(g.shape[1]):
             colour[pl[y, x]] = g[y, x]
-    shapes = np.zeros(10, dtype=np.int64)  # how many shapes have each colour
+    shapes = np.zeros(256, dtype=np.int64)  # how many shapes have each colour (any byte: the search's images hold 10)
     for j in range(1, npc + 1):
         shapes[colour[j]] += 1
     match = np.full(nh + 1, -1, dtype=np.int64)  # the shape that fits each hole (0: two as good)
