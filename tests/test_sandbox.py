@@ -169,6 +169,20 @@ def test_a_dsl_library_pool_runs_printed_dsl_programs_and_a_plain_pool_does_not(
     assert plain.status == "error" and "No module named 'shared'" in plain.detail
 
 
+def test_dsl_library_workers_get_the_cache_folder_and_the_pure_switch(monkeypatch):
+    from shared.solvers.dsl import jit
+    from shared.solvers.dsl.primitives import worker_env
+
+    monkeypatch.setenv("ARC_DSL_CACHE", "/somewhere/cache")
+    monkeypatch.setenv("ARC_DSL_PURE", "1")
+    env = worker_env()
+    assert env["ARC_DSL_CACHE"] == "/somewhere/cache" and env["ARC_DSL_PURE"] == "1"
+    assert (env.get(jit.PRELOADED) == "1") == jit.COMPILED  # only compiled kernels are preloaded
+    monkeypatch.delenv("ARC_DSL_CACHE")
+    monkeypatch.delenv("ARC_DSL_PURE")
+    assert "ARC_DSL_CACHE" not in worker_env() and "ARC_DSL_PURE" not in worker_env()
+
+
 def test_workers_that_cannot_start_fail_the_jobs_and_say_why(monkeypatch, tmp_path):
     with SandboxPool(workers=1) as pool:  # a library the worker cannot import: it exits at once
         pool.config["library"] = {"path": "/nonexistent", "package": "nowhere", "modules": ["nowhere.at_all"]}

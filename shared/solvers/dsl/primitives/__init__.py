@@ -47,11 +47,11 @@ def preload() -> int:
 
 def worker_env() -> dict[str, str]:
     """What a process that has run `preload()` puts in the environment of the sandbox workers it
-    starts: where the cache is, and that it holds every kernel, so that the workers load them
-    without queueing behind another process's compile."""
+    starts: where the cache is, that it holds every kernel (so that the workers load them without
+    queueing behind another process's compile), and `ARC_DSL_PURE` where this process has it."""
     from shared.solvers.dsl import jit
 
-    env = {jit.PRELOADED: "1"}
-    if os.environ.get("ARC_DSL_CACHE"):
-        env["ARC_DSL_CACHE"] = os.environ["ARC_DSL_CACHE"]
+    env = {k: os.environ[k] for k in ("ARC_DSL_CACHE", "ARC_DSL_PURE") if os.environ.get(k)}
+    if jit.COMPILED:
+        env[jit.PRELOADED] = "1"
     return env

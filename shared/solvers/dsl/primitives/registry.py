@@ -106,8 +106,10 @@ def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]
     def compiled(n_args: int):
         if n_args not in ready:
             sig = signature(kind, n_args) if jit.COMPILED else None
-            if sig is not None and sig.args not in kern.overloads:  # numba refuses even a known one once
-                kern.compile(sig)  # `tables()` has disabled compiling
+            # asked first: once `tables()` has disabled compiling, numba's `compile` raises even for
+            # a signature it already has
+            if sig is not None and sig.args not in kern.overloads:
+                kern.compile(sig)
             ready.add(n_args)
         return kern
 
