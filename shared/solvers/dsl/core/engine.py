@@ -16,9 +16,16 @@ and reads the results. Functions here run compiled by numba, or as plain Python 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from shared.solvers.dsl import jit
 from shared.solvers.dsl.jit import njit
+
+if not jit.COMPILED:  # as plain Python, numpy warns when the hashes below wrap past 64 bits, which they mean to
+    warnings.filterwarnings("ignore", message="overflow encountered in scalar (multiply|add)", category=RuntimeWarning,
+                            module=__name__.replace(".", r"\."))
 
 MAX_SIDE = 60
 EMPTY = -1          # a free slot of a hash table
