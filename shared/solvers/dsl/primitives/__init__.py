@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from shared.solvers.dsl import jit
 from shared.solvers.dsl.primitives import (
     cellrule,
     colour,
@@ -49,8 +50,6 @@ def worker_env() -> dict[str, str]:
     """What a process that has run `preload()` puts in the environment of the sandbox workers it
     starts: where the cache is, that it holds every kernel (so that the workers load them without
     queueing behind another process's compile), and `ARC_DSL_PURE` where this process has it."""
-    from shared.solvers.dsl import jit
-
     env = {k: os.environ[k] for k in ("ARC_DSL_CACHE", "ARC_DSL_PURE") if os.environ.get(k)}
     if jit.COMPILED:
         env[jit.PRELOADED] = "1"
