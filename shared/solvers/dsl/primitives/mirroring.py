@@ -59,12 +59,11 @@ def _mirror_rows(t):
 
 @primitive(cost=2, shape="keep", kernel=True)
 def mirror_at_line(g: Grid) -> Grid | None:
-    """Reflect the drawing across the one full one-colour line (row or column), over zeros."""
+    """Reflect the drawing over zeros across the one full one-colour row, else (none changed) column."""
+    # where the row's reflection changes nothing, the column's is tried: twice, across both
     status, out = _mirror_rows(g)
     if status == 2:
         return out
-    if status == 1:
-        return empty()
     status, out = _mirror_rows(np.ascontiguousarray(g.T))
     if status == 2:
         return np.ascontiguousarray(out.T)
