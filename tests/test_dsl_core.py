@@ -649,6 +649,21 @@ def test_the_cache_fingerprint_covers_the_kernels_and_what_they_import_not_the_d
     assert print_of("types.py") != before
 
 
+@pytest.mark.skipif(not jit.COMPILED, reason="numba unavailable")
+def test_processes_that_compile_into_one_cache_number_their_functions_apart():
+    # the cold cache is compiled by several processes at once; numba names a compiled function by
+    # its qualified name and a per-process counter, so counters that all start at 1 gave two
+    # different sort helpers one name, and a process loading both ran the wrong one
+    code = ("import numba; from shared.solvers.dsl import jit; "
+            "print(next(numba.core.bytecode.FunctionIdentity._unique_ids))")
+    root = Path(jit.__file__).resolve().parents[3]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    starts = [int(subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=True, capture_output=True,
+                                 text=True).stdout) for _ in range(2)]
+    assert starts[0] != starts[1]
+    assert min(starts) > 10 ** 6  # far from where another process's counter runs
+
+
 def test_the_fingerprint_is_remembered_by_a_hash_of_the_sources(tmp_path, monkeypatch):
     root = Path(jit.__file__).resolve().parent
     copy = tmp_path / "dsl"

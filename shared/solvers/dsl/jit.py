@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 import json
 import os
+import secrets
 import shutil
 import sys
 from contextlib import contextmanager
@@ -163,6 +165,20 @@ def _prune(current: Path, keep: int = 3) -> None:
         pass
 
 
+def _distinct_function_ids(numba) -> None:
+    """Number the functions this process compiles from a random start, not from 1.
+
+    numba names each compiled function by its qualified name and a per-process counter, and
+    numba's own helpers are closures (its sort is one per kind of sort) that share one qualified
+    name. The cold cache is compiled by several processes at once, each counting from 1, so two
+    of them could give different helpers one name; a process that then loaded both kernels
+    linked both calls to whichever body came first (found when a kernel that sorts returned
+    wrong grids, and crashed, only after another one had been loaded). Counters that start far
+    apart in each process keep the names distinct (numba issue 10486)."""
+    ids = numba.core.bytecode.FunctionIdentity
+    ids._unique_ids = itertools.count(secrets.randbits(62) + 1)
+
+
 try:
     if os.environ.get("ARC_DSL_PURE", "") not in ("", "0"):
         raise ImportError("ARC_DSL_PURE is set")
@@ -170,6 +186,7 @@ try:
 
     import numba as _numba
 
+    _distinct_function_ids(_numba)
     # the core indexes a table of compiled kernels (first-class functions): numba calls that experimental
     warnings.filterwarnings("ignore", category=_numba.core.errors.NumbaExperimentalFeatureWarning)
     _dir = cache_dir()
