@@ -721,6 +721,45 @@ def test_fill_rooms_learns_a_colour_by_room_shape_and_refuses_unseen_or_mixed_fi
     assert fit_fill_rooms([scene(demos[0])], [mixed], [scene(test)]) == []
 
 
+def test_trail_stamp_repeats_marks_from_a_cell_by_a_fixed_step_to_the_edge():
+    from shared.solvers.dsl.fit import fit_trail_stamp
+    from shared.solvers.dsl.primitives.learned import trail_stamp
+
+    def scene(h, w, seeds):
+        g = np.zeros((h, w), np.uint8)
+        for y, x in seeds:
+            g[y, x] = 3
+        return g
+
+    def answer(h, w, seeds):  # a staircase of 6s up and right from each 3: up one, right one, again to the edge
+        g = scene(h, w, seeds)
+        for y, x in seeds:
+            k = 0
+            while True:
+                for dy, dx in ((-1, 0), (-1, 1)):
+                    ty, tx = y + dy - k, x + dx + k
+                    if 0 <= ty < h and 0 <= tx < w and g[ty, tx] == 0:
+                        g[ty, tx] = 6
+                if y - k < 0 or x + k >= w:
+                    break
+                k += 1
+        return g
+
+    demos = [(9, 9, [(7, 1)]), (8, 10, [(6, 3)])]
+    trails = fit_trail_stamp([scene(*d) for d in demos], [answer(*d) for d in demos])
+    assert trails is not None and list(trails) == [3]
+    assert same(trail_stamp(scene(10, 10, [(9, 0), (8, 5)]), trails), answer(10, 10, [(9, 0), (8, 5)]))
+    # a demo whose staircase breaks off: no fit
+    broken = [answer(*d) for d in demos]
+    broken[1][2, 7] = 0
+    assert fit_trail_stamp([scene(*d) for d in demos], broken) is None
+    # changes all next to the cell are a plain stamp's, not a trail's
+    near = [scene(*d) for d in demos]
+    for g, (_, _, [(y, x)]) in zip(near, demos, strict=True):
+        g[y - 1, x] = 6
+    assert fit_trail_stamp([scene(*d) for d in demos], near) is None
+
+
 def test_stamp_templates_learns_how_each_anchor_colour_turns_its_shape_onto_the_markers():
     from shared.solvers.dsl.fit import fit_stamp_templates
     from shared.solvers.dsl.primitives.props import stamp_templates

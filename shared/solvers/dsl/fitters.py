@@ -48,6 +48,7 @@ from shared.solvers.dsl.fit import (
     fit_select_part,
     fit_stamp,
     fit_stamp_templates,
+    fit_trail_stamp,
     local_rule_kinds,
 )
 from shared.solvers.dsl.primitives.cellrule import cell_rule
@@ -60,6 +61,7 @@ from shared.solvers.dsl.primitives.learned import (
     lookup,
     recolor,
     stamp,
+    trail_stamp,
 )
 from shared.solvers.dsl.primitives.parts import overlay_order
 from shared.solvers.dsl.primitives.props import (
@@ -188,6 +190,11 @@ def _stamp(ctx, demo, outputs, test):
     return [] if stamps is None else [(stamps,)]
 
 
+def _trail_stamp(ctx, demo, outputs, test):
+    trails = fit_trail_stamp(demo, outputs)
+    return [] if trails is None else [(trails,)]
+
+
 def _object_stamp(ctx, demo, outputs, test):
     found = fit_object_stamp(demo, outputs, test)
     return [] if found is None else [found]
@@ -272,6 +279,9 @@ FITTERS: tuple[Fitter, ...] = (
     Fitter("fill_rooms", "sized", _rules(fit_fill_rooms), fill_rooms, "fitted",
            lambda c, diagonal, prop, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("stamp", "sized", _stamp, stamp, "fitted", lambda c, stamps: c + 1 + 0.1 * _marks(stamps), quota="rule"),
+    Fitter("trail_stamp", "sized", _trail_stamp, trail_stamp, "fitted",
+           lambda c, trails: c + 1.5 + 0.1 * sum(len(m) for groups in trails.values() for _, m in groups),
+           quota="rule"),
     Fitter("stamp_templates", "sized", _one(fit_stamp_templates), stamp_templates, "fitted",
            lambda c, table: c + 1.5 + 0.2 * len(table), quota="rule"),
     Fitter("object_stamp", "sized", _object_stamp, object_stamp, "fitted",

@@ -30,12 +30,12 @@ from shared.solvers.dsl.fit.recolour import (
 )
 from shared.solvers.dsl.fit.rules import fit_cell_rule, fit_local_rule, local_rule_kinds
 from shared.solvers.dsl.fit.select import fit_select_object, fit_select_part
-from shared.solvers.dsl.fit.stamps import fit_object_stamp, fit_stamp, fit_stamp_templates
+from shared.solvers.dsl.fit.stamps import fit_object_stamp, fit_stamp, fit_stamp_templates, fit_trail_stamp
 from shared.solvers.dsl.fit.tree import fit_cell_tree
 
 __all__ = [
     "fit_arrange", "fit_cell_rule", "fit_cell_tree", "fit_crop", "fit_extend", "fit_fill_rooms", "fit_halo_objects",
     "fit_lines_objects", "fit_local_rule", "fit_lookup", "fit_move_by", "fit_move_objects", "fit_object_stamp",
     "fit_overlay_order", "fit_panels", "fit_part_table", "fit_recolor", "fit_recolor_objects", "fit_select_object",
-    "fit_select_part", "fit_stamp", "fit_stamp_templates", "local_rule_kinds",
+    "fit_select_part", "fit_stamp", "fit_stamp_templates", "fit_trail_stamp", "local_rule_kinds",
 ]

@@ -1,6 +1,7 @@
 """Stamp fits: marks painted around cells of a colour, or around objects by the size of their box.
 
-`fit_stamp` learns, per colour, the fixed marks on zero cells within `STAMP_REACH`; `fit_object_stamp`
+`fit_stamp` learns, per colour, the fixed marks on zero cells within `STAMP_REACH`; `fit_trail_stamp`, for
+one colour, marks that repeat by a fixed step from each of its cells to the edge; `fit_object_stamp`
 learns, per box size, the marks every object of that size gets (colours by role), up to a margin;
 `fit_stamp_templates` learns, per marker colour, how the shape that colour anchors is turned when copied onto
 each one-cell marker of it.
@@ -14,7 +15,7 @@ import numpy as np
 
 from shared.grids import d8
 from shared.solvers.dsl.fit.common import same
-from shared.solvers.dsl.primitives.learned import stamp
+from shared.solvers.dsl.primitives.learned import stamp, trail_stamp
 from shared.solvers.dsl.primitives.props import (
     KEEP,
     OBJECT_KINDS,
@@ -182,3 +183,55 @@ def fit_stamp_templates(values: list[Grid], outputs: list[Grid], tests: list[Gri
     if not all(same(stamp_templates(v, table), o) for v, o in zip(values, outputs, strict=True)):
         return None
     return table
+
+
+TRAIL_PERIOD = 4  # the longest step (in rows or columns) a trail's marks repeat by
+_PERIODS = sorted(((dy, dx) for dy in range(-TRAIL_PERIOD, TRAIL_PERIOD + 1) for dx in range(-TRAIL_PERIOD,
+                                                                                                 TRAIL_PERIOD + 1)
+                   if (dy, dx) != (0, 0)), key=lambda p: (max(abs(p[0]), abs(p[1])), abs(p[0]) + abs(p[1]), p))
+
+
+def fit_trail_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
+    """{c: ((period, marks), ...)}: marks round each cell of one colour c that repeat by a fixed step to
+    the edge (one way, or a second set the other way), painting zeros, if they explain the demos.
+
+    The marks are read off the demos where c has one cell: the changed cells within one step of it
+    whose cell one step back (inside the grid) is unchanged. Changes all within `STAMP_REACH` of the
+    cell are `fit_stamp`'s, not a trail's."""
+    if any(v.shape != o.shape or (o[v != 0] != v[v != 0]).any() for v, o in zip(values, outputs, strict=True)):
+        return None
+    colours = set(range(1, 10))
+    for v in values:
+        colours &= set(np.unique(v).tolist())
+    for c in sorted(colours):
+        seen = []  # per demo with one cell of c: its shape, the cell, and the changes by offset from it
+        for v, o in zip(values, outputs, strict=True):
+            ys, xs = np.nonzero(v == c)
+            if len(ys) == 1:
+                y, x = int(ys[0]), int(xs[0])
+                changed = zip(*np.nonzero(v != o), strict=True)
+                seen.append((v.shape, y, x, {(int(a) - y, int(b) - x): int(o[a, b]) for a, b in changed}))
+        if not seen or max((max(abs(dy), abs(dx)) for *_, d in seen for dy, dx in d), default=0) <= STAMP_REACH:
+            continue
+        for p in _PERIODS:
+            one = _trail_marks(seen, p)
+            both = (one, _trail_marks(seen, (-p[0], -p[1]))) if p > (-p[0], -p[1]) else None
+            for groups in ((one,), both):
+                if groups is None or not all(marks for _, marks in groups):
+                    continue
+                trails = {c: groups}
+                if all(same(trail_stamp(v, trails), o) for v, o in zip(values, outputs, strict=True)):
+                    return trails
+    return None
+
+
+def _trail_marks(seen: list, p: tuple) -> tuple:
+    """(p, marks): the changes within one step of their cell whose cell one step back, inside the grid, is unchanged."""
+    reach = max(abs(p[0]), abs(p[1]))
+    marks = set()
+    for (h, w), y, x, changes in seen:
+        for (dy, dx), colour in changes.items():
+            by, bx = dy - p[0], dx - p[1]
+            if max(abs(dy), abs(dx)) <= reach and 0 <= y + by < h and 0 <= x + bx < w and (by, bx) not in changes:
+                marks.add((dy, dx, colour))
+    return p, tuple(sorted(marks))

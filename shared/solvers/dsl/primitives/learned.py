@@ -16,7 +16,7 @@ from shared.solvers.dsl.primitives.geometry import smallest_period
 from shared.solvers.dsl.primitives.objects import components
 from shared.solvers.dsl.primitives.parts import _cuts
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import MARKER, MAX_PARTS, Grid
+from shared.solvers.dsl.types import MARKER, MAX_PARTS, MAX_SIDE, Grid
 
 OUTSIDE = 15  # the colour a neighbourhood sees beyond the edge of the grid
 
@@ -310,3 +310,31 @@ def local_rule(g: Grid, kind: str, table: dict) -> Grid | None:
     keys = map(tuple, f.reshape(-1, f.shape[-1]).tolist())
     out = np.array([table.get(k, k[0]) for k in keys], dtype=np.uint8).reshape(g.shape)
     return out if out.max() < MARKER else None
+
+
+def _steps_inside(start: int, step: int, n: int) -> range:
+    """The k >= 0 with 0 <= start + k * step < n."""
+    if step == 0:
+        return range(0, MAX_SIDE + 1) if 0 <= start < n else range(0)
+    lo, hi = (-start, n - 1 - start) if step > 0 else (start - n + 1, start)
+    a = max(0, -(-lo // abs(step)))
+    return range(a, hi // abs(step) + 1)
+
+
+@primitive(search=False)
+def trail_stamp(g: Grid, trails: dict) -> Grid | None:
+    """From each cell of colour c, marks trails[c] = ((period, marks), ...) recur by the period to the edge on zeros."""
+    h, w = g.shape
+    out = g.copy()
+    free = g == 0
+    for c, groups in trails.items():
+        for y, x in zip(*np.nonzero(g == c), strict=True):
+            for (py, px), marks in groups:
+                for dy, dx, colour in marks:
+                    ky, kx = _steps_inside(y + dy, py, h), _steps_inside(x + dx, px, w)
+                    for k in range(max(ky.start, kx.start), min(ky.stop, kx.stop)):
+                        ty, tx = y + dy + k * py, x + dx + k * px
+                        if free[ty, tx]:
+                            out[ty, tx] = colour
+                            free[ty, tx] = False
+    return out
