@@ -186,9 +186,10 @@ def fit_stamp_templates(values: list[Grid], outputs: list[Grid], tests: list[Gri
 
 
 TRAIL_PERIOD = 4  # the longest step (in rows or columns) a trail's marks repeat by
-_PERIODS = sorted(((dy, dx) for dy in range(-TRAIL_PERIOD, TRAIL_PERIOD + 1) for dx in range(-TRAIL_PERIOD,
-                                                                                                 TRAIL_PERIOD + 1)
-                   if (dy, dx) != (0, 0)), key=lambda p: (max(abs(p[0]), abs(p[1])), abs(p[0]) + abs(p[1]), p))
+_STEPS = range(-TRAIL_PERIOD, TRAIL_PERIOD + 1)
+# every step, the shortest first (in rows or columns, then in both), so the simplest trail that fits wins
+_PERIODS = sorted(((dy, dx) for dy in _STEPS for dx in _STEPS if (dy, dx) != (0, 0)),
+                  key=lambda p: (max(abs(p[0]), abs(p[1])), abs(p[0]) + abs(p[1]), p))
 
 
 def fit_trail_stamp(values: list[Grid], outputs: list[Grid]) -> dict | None:
