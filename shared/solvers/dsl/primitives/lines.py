@@ -595,3 +595,71 @@ def strike_lines(g: Grid) -> Grid | None:
                 out[cy, cx] = v
                 hit = True
     return out if hit else empty()
+
+
+@primitive(cost=2, kernel=True)
+def layer_order(g: Grid) -> Grid | None:
+    """Crossing lines' colours as a row, the bottom one first (a cell between two of another colour lies over it)."""
+    h, w = g.shape
+    over = np.zeros((MARKER, MARKER), dtype=np.int64)  # over[a, b]: cells of a that interrupt b
+    seen = np.zeros(MARKER, dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            a = g[y, x]
+            if a == 0 or a >= MARKER:
+                continue
+            seen[a] = True
+            for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                y0, x0, y1, x1 = y - dy, x - dx, y + dy, x + dx
+                if 0 <= y0 < h and 0 <= x0 < w and 0 <= y1 < h and 0 <= x1 < w:
+                    b = g[y0, x0]
+                    if b != 0 and b != a and b < MARKER and g[y1, x1] == b:
+                        over[a, b] += 1
+    above = np.zeros((MARKER, MARKER), dtype=np.bool_)  # above[a, b]: a lies over b, by most crossings
+    k = 0
+    for a in range(1, MARKER):
+        k += seen[a]
+        for b in range(1, MARKER):
+            above[a, b] = over[a, b] > over[b, a]
+    if k < 2:
+        return empty()
+    for a in range(1, MARKER):
+        if seen[a] and not (above[a, 1:].any() or above[1:, a].any()):
+            return empty()  # a line that crosses none
+    # height: the most lines stacked over a colour, one over the next (0 for a top line)
+    height = np.zeros(MARKER, dtype=np.int64)
+    for _ in range(k):
+        for a in range(1, MARKER):
+            for b in range(1, MARKER):
+                if above[b, a] and height[a] < height[b] + 1:
+                    height[a] = height[b] + 1
+    for a in range(1, MARKER):
+        if height[a] >= k:
+            return empty()  # a cycle
+    out = np.empty((1, k), dtype=np.uint8)
+    placed = np.zeros(MARKER, dtype=np.bool_)
+    last = 0
+    for i in range(k):
+        # next: a colour with nothing unplaced under it; first one that lies on the last placed,
+        # then the one with more lines over it; a tie leaves the order open
+        pick, best, tie = -1, -1, False
+        for c in range(1, MARKER):
+            if not seen[c] or placed[c]:
+                continue
+            free = True
+            for b in range(1, MARKER):
+                if seen[b] and not placed[b] and above[c, b]:
+                    free = False
+            if not free:
+                continue
+            key = (MAX_SIDE * MARKER if last and above[c, last] else 0) + height[c]
+            if key > best:
+                pick, best, tie = c, key, False
+            elif key == best:
+                tie = True
+        if pick < 0 or tie:
+            return empty()
+        placed[pick] = True
+        out[0, i] = pick
+        last = pick
+    return out
