@@ -570,3 +570,80 @@ def mirror_to_markers(g: Grid) -> Grid | None:
                     out[ny, nx] = c
                     hit = True
     return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def frame_matches(g: Grid) -> Grid | None:
+    """A box framed in one colour with marks inside is a key: its marks, turned any way, on blank cells get a frame."""
+    h, w = g.shape
+    labels, n = label(g, True, True)
+    top = np.full(n + 1, h, dtype=np.int64)
+    left = np.full(n + 1, w, dtype=np.int64)
+    bottom = np.full(n + 1, -1, dtype=np.int64)
+    right = np.full(n + 1, -1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            i = labels[y, x]
+            top[i], left[i] = min(top[i], y), min(left[i], x)
+            bottom[i], right[i] = max(bottom[i], y), max(right[i], x)
+    ky, kx, kh, kw, frame, mark = -1, -1, 0, 0, 0, 0
+    for i in range(1, n + 1):
+        y0, x0, y1, x1 = top[i], left[i], bottom[i], right[i]
+        if y1 - y0 < 2 or x1 - x0 < 2:
+            continue
+        f = g[y0, x0]
+        m = 0
+        ok = True
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                c = g[y, x]
+                if y == y0 or y == y1 or x == x0 or x == x1:
+                    ok = ok and labels[y, x] == i
+                elif labels[y, x] != i:
+                    ok = ok and c != 0 and (m == 0 or c == m)
+                    m = c
+        if not ok or m == 0:
+            continue
+        if ky >= 0:
+            return empty()  # two keys
+        ky, kx, kh, kw, frame, mark = y0, x0, y1 - y0 + 1, x1 - x0 + 1, f, m
+    if ky < 0:
+        return empty()
+    key = np.zeros((kh, kw), dtype=np.bool_)
+    for y in range(kh):
+        for x in range(kw):
+            key[y, x] = g[ky + y, kx + x] == mark
+    out = g.copy()
+    found = False
+    for t in range(8):
+        p = key.T.copy() if t >= 4 else key.copy()
+        for _ in range(t % 4):
+            p = p[::-1].T.copy()  # a quarter turn
+        ph, pw = p.shape
+        # the window may run past the grid's edge where the key has no marks (its frame)
+        for y in range(-ph + 1, h):
+            for x in range(-pw + 1, w):
+                if y < ky + kh and ky < y + ph and x < kx + kw and kx < x + pw:
+                    continue  # on the key
+                hit = True
+                for dy in range(ph):
+                    for dx in range(pw):
+                        yy, xx = y + dy, x + dx
+                        if 0 <= yy < h and 0 <= xx < w:
+                            hit = g[yy, xx] == (mark if p[dy, dx] else 0)
+                        else:
+                            hit = not p[dy, dx]
+                        if not hit:
+                            break
+                    if not hit:
+                        break
+                if hit:
+                    found = True
+                    for dy in range(ph):
+                        for dx in range(pw):
+                            yy, xx = y + dy, x + dx
+                            if 0 <= yy < h and 0 <= xx < w and not p[dy, dx]:
+                                out[yy, xx] = frame
+    if not found:
+        return empty()
+    return out
