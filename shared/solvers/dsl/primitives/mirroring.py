@@ -16,6 +16,7 @@ from shared.solvers.dsl.primitives.kernels import (
     counts,
     empty,
     label,
+    label_boxes,
     object_cells,
     outside_zeros,
     split_colour,
@@ -577,18 +578,10 @@ def frame_matches(g: Grid) -> Grid | None:
     """A box framed in one colour with marks inside is a key: its marks, turned any way, on blank cells get a frame."""
     h, w = g.shape
     labels, n = label(g, True, True)
-    top = np.full(n + 1, h, dtype=np.int64)
-    left = np.full(n + 1, w, dtype=np.int64)
-    bottom = np.full(n + 1, -1, dtype=np.int64)
-    right = np.full(n + 1, -1, dtype=np.int64)
-    for y in range(h):
-        for x in range(w):
-            i = labels[y, x]
-            top[i], left[i] = min(top[i], y), min(left[i], x)
-            bottom[i], right[i] = max(bottom[i], y), max(right[i], x)
+    box = label_boxes(labels, n)
     ky, kx, kh, kw, frame, mark = -1, -1, 0, 0, 0, 0
     for i in range(1, n + 1):
-        y0, x0, y1, x1 = top[i], left[i], bottom[i], right[i]
+        y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
         if y1 - y0 < 2 or x1 - x0 < 2:
             continue
         f = g[y0, x0]

@@ -11,7 +11,15 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.completion import mirror_fill_kernel
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, cells_box, counts, empty, label, object_cells
+from shared.solvers.dsl.primitives.kernels import (
+    bbox_nonzero,
+    cells_box,
+    counts,
+    empty,
+    label,
+    label_boxes,
+    object_cells,
+)
 from shared.solvers.dsl.primitives.registry import MOVE, SCALE, SCALE4, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
 
@@ -715,3 +723,49 @@ def grow_boxes(g: Grid) -> Grid | None:
         out[y0:y1 + 1, x1 + 1:x1 + 1 + j] = rim
         hit = True
     return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def square_halos(g: Grid) -> Grid | None:
+    """Solid squares of even side get a ring half their side wide (marker) over a shadow down to the edge (marker 2)."""
+    h, w = g.shape
+    labels, n = label(g, False, True)
+    if n == 0:
+        return empty()
+    box = label_boxes(labels, n)
+    # each object a solid square of even side, which the grid's edge may cut: its box as if whole
+    sq = np.empty((n + 1, 4), dtype=np.int64)
+    for i in range(1, n + 1):
+        y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
+        bh, bw = y1 - y0 + 1, x1 - x0 + 1
+        side = max(bh, bw)
+        if side % 2 or box[i, 4] != bh * bw:
+            return empty()
+        if bh < side:
+            if y0 == 0:
+                y0 = y1 - side + 1
+            elif y1 == h - 1:
+                y1 = y0 + side - 1
+            else:
+                return empty()
+        if bw < side:
+            if x0 == 0:
+                x0 = x1 - side + 1
+            elif x1 == w - 1:
+                x1 = x0 + side - 1
+            else:
+                return empty()
+        sq[i, 0], sq[i, 1], sq[i, 2], sq[i, 3] = y0, x0, y1, x1
+    out = g.copy()
+    for i in range(1, n + 1):
+        for y in range(max(0, sq[i, 2] + 1), h):
+            for x in range(max(0, sq[i, 1]), min(w, sq[i, 3] + 1)):
+                if g[y, x] == 0:
+                    out[y, x] = MARKER + 1
+    for i in range(1, n + 1):
+        k = (sq[i, 2] - sq[i, 0] + 1) // 2
+        for y in range(max(0, sq[i, 0] - k), min(h, sq[i, 2] + k + 1)):
+            for x in range(max(0, sq[i, 1] - k), min(w, sq[i, 3] + k + 1)):
+                if g[y, x] == 0:
+                    out[y, x] = MARKER
+    return out
