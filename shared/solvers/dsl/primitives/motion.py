@@ -891,3 +891,40 @@ def panel_copies(g: Grid) -> Grid | None:
             out[a:b, p:q] = g[ry[si, 0]:ry[si, 1], rx[sj, 0]:rx[sj, 1]]
             changed = True
     return out if changed else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def line_up_by_size(g: Grid) -> Grid | None:
+    """Objects (one colour, 8-connected) stand on the bottom edge side by side from the left, smallest first."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    if n < 2:
+        return empty()
+    box = np.empty((n, 4), dtype=np.int64)  # top, left, bottom, right
+    size = np.empty(n, dtype=np.int64)
+    keep = np.ones(n, dtype=np.bool_)
+    for i in range(n):
+        box[i, 0], box[i, 1], box[i, 2], box[i, 3] = h, w, -1, -1
+        edge = 0
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            box[i, 0], box[i, 1] = min(box[i, 0], y), min(box[i, 1], x)
+            box[i, 2], box[i, 3] = max(box[i, 2], y), max(box[i, 3], x)
+            edge += y == 0 or y == h - 1 or x == 0 or x == w - 1
+        size[i] = start[i + 1] - start[i]
+        keep[i] = edge < 2 * (h + w) - 4  # a frame round the whole grid is dropped
+    order = np.argsort(size, kind="mergesort")
+    out = np.zeros_like(g)
+    at = 0
+    for i in order:
+        if not keep[i]:
+            continue
+        bw = box[i, 3] - box[i, 1] + 1
+        if at + bw > w:
+            return empty()
+        dy = h - 1 - box[i, 2]
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w
+            out[y + dy, x - box[i, 1] + at] = g[y, x]
+        at += bw
+    return out

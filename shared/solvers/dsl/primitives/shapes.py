@@ -725,6 +725,19 @@ def grow_boxes(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
+@njit
+def _uncut(lo, hi, side, n):
+    """A square's span lo..hi along a side of n cells, as if whole when the edge cuts it to less than `side`;
+    (1, 0) when it is short but touches neither edge."""
+    if hi - lo + 1 == side:
+        return lo, hi
+    if lo == 0:
+        return hi - side + 1, hi
+    if hi == n - 1:
+        return lo, lo + side - 1
+    return 1, 0
+
+
 @primitive(cost=2, shape="keep", kernel=True)
 def square_halos(g: Grid) -> Grid | None:
     """Solid squares of even side get a ring half their side wide (marker) over a shadow down to the edge (marker 2)."""
@@ -741,20 +754,10 @@ def square_halos(g: Grid) -> Grid | None:
         side = max(bh, bw)
         if side % 2 or box[i, 4] != bh * bw:
             return empty()
-        if bh < side:
-            if y0 == 0:
-                y0 = y1 - side + 1
-            elif y1 == h - 1:
-                y1 = y0 + side - 1
-            else:
-                return empty()
-        if bw < side:
-            if x0 == 0:
-                x0 = x1 - side + 1
-            elif x1 == w - 1:
-                x1 = x0 + side - 1
-            else:
-                return empty()
+        y0, y1 = _uncut(y0, y1, side, h)
+        x0, x1 = _uncut(x0, x1, side, w)
+        if y0 > y1 or x0 > x1:
+            return empty()
         sq[i, 0], sq[i, 1], sq[i, 2], sq[i, 3] = y0, x0, y1, x1
     out = g.copy()
     for i in range(1, n + 1):
