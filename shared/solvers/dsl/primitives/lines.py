@@ -663,3 +663,56 @@ def layer_order(g: Grid) -> Grid | None:
         out[0, i] = pick
         last = pick
     return out
+
+
+@njit
+def _dots_to_middle(out, a, b, fixed, along_rows):
+    """Dots (marker) every other cell from both ends a < b of a side toward its middle, past a ring round each end."""
+    for i in range(a + 2, b - 1, 2):
+        if 2 * i <= a + b:
+            if along_rows:
+                out[fixed, i] = MARKER
+            else:
+                out[i, fixed] = MARKER
+    for i in range(b - 2, a + 1, -2):
+        if 2 * i >= a + b:
+            if along_rows:
+                out[fixed, i] = MARKER
+            else:
+                out[i, fixed] = MARKER
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def corner_rings(g: Grid) -> Grid | None:
+    """Four cells at a box's corners, two colours crosswise: each gets a ring of the other; dots run to mid-sides."""
+    h, w = g.shape
+    ys = np.empty(4, dtype=np.int64)
+    xs = np.empty(4, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if k == 4:
+                    return empty()
+                ys[k], xs[k] = y, x
+                k += 1
+    if k < 4:
+        return empty()
+    y0, y1, x0, x1 = ys[0], ys[3], xs[0], xs[1]  # reading order: the top pair, then the bottom pair
+    if ys[1] != y0 or ys[2] != y1 or xs[2] != x0 or xs[3] != x1 or y1 - y0 < 3 or x1 - x0 < 3:
+        return empty()
+    a, b = g[y0, x0], g[y0, x1]
+    if a == b or g[y1, x1] != a or g[y1, x0] != b:
+        return empty()
+    out = g.copy()
+    for i in range(4):
+        other = a if g[ys[i], xs[i]] == b else b
+        for y in range(max(0, ys[i] - 1), min(h, ys[i] + 2)):
+            for x in range(max(0, xs[i] - 1), min(w, xs[i] + 2)):
+                if y != ys[i] or x != xs[i]:
+                    out[y, x] = other
+    _dots_to_middle(out, x0, x1, y0, True)
+    _dots_to_middle(out, x0, x1, y1, True)
+    _dots_to_middle(out, y0, y1, x0, False)
+    _dots_to_middle(out, y0, y1, x1, False)
+    return out
