@@ -904,12 +904,10 @@ def line_up_by_size(g: Grid) -> Grid | None:
     size = np.empty(n, dtype=np.int64)
     keep = np.ones(n, dtype=np.bool_)
     for i in range(n):
-        box[i, 0], box[i, 1], box[i, 2], box[i, 3] = h, w, -1, -1
+        box[i, 0], box[i, 2], box[i, 1], box[i, 3] = cells_box(cells, start[i], start[i + 1], w)
         edge = 0
         for j in range(start[i], start[i + 1]):
             y, x = cells[j] // w, cells[j] % w
-            box[i, 0], box[i, 1] = min(box[i, 0], y), min(box[i, 1], x)
-            box[i, 2], box[i, 3] = max(box[i, 2], y), max(box[i, 3], x)
             edge += y == 0 or y == h - 1 or x == 0 or x == w - 1
         size[i] = start[i + 1] - start[i]
         keep[i] = edge < 2 * (h + w) - 4  # a frame round the whole grid is dropped
