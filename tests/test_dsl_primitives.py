@@ -385,6 +385,36 @@ CASES = {
                         (G([1, 1, 1, 1], [1, 5, 0, 1], [1, 0, 2, 1], [1, 1, 1, 1]), (),
                          G([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [5, 2, 0, 0])),
                         (G([1, 1, 1, 0], [0, 0, 0, 0], [2, 2, 2, 0]), (), None)],  # too wide side by side
+    # 3 and 1 nine apart: lines to bars three along, arms one cell toward each other
+    "meet_brackets": [(G([0] * 10, [0] * 10, [3, 0, 0, 0, 0, 0, 0, 0, 0, 1], [0] * 10, [0] * 10), (),
+                       G([0, 0, 0, 3, 3, 1, 1, 0, 0, 0], [0, 0, 0, 3, 0, 0, 1, 0, 0, 0], [3, 3, 3, 3, 0, 0, 1, 1, 1, 1],
+                         [0, 0, 0, 3, 0, 0, 1, 0, 0, 0], [0, 0, 0, 3, 3, 1, 1, 0, 0, 0])),
+                      (G([3, 0, 0, 0, 0, 0, 0, 0, 1]), (), None)],  # an even gap has no middle pair
+    # the square has no dent and goes left; the arch is open below and goes right
+    "sides_by_openness": [(G([0, 0, 1, 1, 0, 0], [0, 0, 1, 1, 0, 0], [0] * 6, [0, 1, 1, 1, 0, 0],
+                             [0, 1, 0, 1, 0, 0]), (),
+                           G([M, M, 0, 0, 0, 0], [M, M, 0, 0, 0, 0], [0] * 6, [0, 0, 0, M + 1, M + 1, M + 1],
+                             [0, 0, 0, M + 1, 0, M + 1])),
+                          (G([1, 0, 0], [0, 0, 0], [0, 0, 2]), (), None)],  # no object has a dent
+    # the ray from the 1s crosses the wall of 3s; told 2 (absent), it turns off the 3s as bounce_rays does
+    "bounce_rays_past": [(G([1, 0, 0, 3, 0], [0, 1, 0, 3, 0], [0, 0, 0, 3, 0], [0, 0, 0, 3, 0], [0, 0, 0, 3, 0]), (3,),
+                          G([1, 0, 0, 3, 0], [0, 1, 0, 3, 0], [0, 0, M, 3, 0], [0, 0, 0, M, 0], [0, 0, 0, 3, M])),
+                         (G([1, 0, 0, 3, 0], [0, 1, 0, 3, 0], [0, 0, 0, 3, 0], [0, 0, 0, 3, 0], [0, 0, 0, 3, 0]), (2,),
+                          G([1, 0, 0, 3, 0], [0, 1, 0, 3, 0], [0, 0, M, 3, 0], [0, M, 0, 3, 0], [M, 0, 0, 3, 0]))],
+    # the corner 8 with a 1 two along each side: mirrored to all four corners, then the sides dotted with 1
+    "mirror_dotted_sides": [(G([8, 0, 1, 0, 0, 0, 0, 0, 0], [0] * 9, [1] + [0] * 8, *[[0] * 9] * 6), (),
+                             G([8, 0, 1, 0, 1, 0, 1, 0, 8], [0] * 9, [1] + [0] * 7 + [1], [0] * 9, [1] + [0] * 7 + [1],
+                               [0] * 9, [1] + [0] * 7 + [1], [0] * 9, [8, 0, 1, 0, 1, 0, 1, 0, 8])),
+                            (G([1, 0, 2]), (), None)],  # the mirror of 1 lands on the 2
+    # the pair runs down-right: its turned pair stands one cell beyond each end of the other diagonal
+    "turn_diagonal_pairs": [(G([0] * 6, [0] * 6, [0, 0, 3, 0, 0, 0], [0, 0, 0, 3, 0, 0], [0] * 6, [0] * 6), (),
+                             G([0] * 6, [0, 0, 0, 0, M, 0], [0, 0, 3, 0, 0, 0], [0, 0, 0, 3, 0, 0], [0, M, 0, 0, 0, 0],
+                               [0] * 6)),
+                            (G([0, 0, 0], [0, 3, 0], [0, 0, 0]), (), None)],  # one cell is no pair
+    # the lattice's crossings: one cell has four corners of 2; the next mixes 2, 3 and the line colour
+    "lattice_cells": [(G([0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 3, 4], [0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 4, 4],
+                         [0, 4, 0, 4, 0, 4, 0], [4, 4, 4, 4, 4, 4, 4], [0, 4, 0, 4, 0, 4, 0]), (), G([2, 0])),
+                      (G([1, 2], [2, 1]), (), None)],  # no zero: every row would be a line
     # rings of the crosswise colour; on the long sides the dots from both ends meet in the middle cell
     "corner_rings": [(G([0, 0, 0, 0, 0, 0, 0], [0, 2, 0, 0, 0, 3, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0],
                         [0, 3, 0, 0, 0, 2, 0], [0, 0, 0, 0, 0, 0, 0]), (),

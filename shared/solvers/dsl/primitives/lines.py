@@ -716,3 +716,76 @@ def corner_rings(g: Grid) -> Grid | None:
     _dots_to_middle(out, y0, y1, x0, False)
     _dots_to_middle(out, y0, y1, x1, False)
     return out
+
+
+@njit
+def _brackets_across(g):
+    """`meet_brackets` for two cells on one row (the caller turns a column pair into a row)."""
+    h, w = g.shape
+    ys = np.empty(2, dtype=np.int64)
+    xs = np.empty(2, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0:
+                if k == 2:
+                    return empty()
+                ys[k], xs[k] = y, x
+                k += 1
+    d = xs[1] - xs[0]
+    if k < 2 or ys[0] != ys[1] or d < 7 or d % 2 == 0:
+        return empty()
+    y = ys[0]
+    out = g.copy()
+    for i in range(2):
+        c, step = g[y, xs[i]], 1 if i == 0 else -1
+        bar = xs[i] + step * (d - 3) // 2
+        for x in range(min(xs[i], bar), max(xs[i], bar) + 1):
+            out[y, x] = c
+        for yy in range(max(0, y - 2), min(h, y + 3)):
+            out[yy, bar] = c
+        for yy in (y - 2, y + 2):
+            if 0 <= yy < h:
+                out[yy, bar + step] = c
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def meet_brackets(g: Grid) -> Grid | None:
+    """Two cells in line, an odd gap apart: each runs toward the other and ends in a bracket facing the other's."""
+    out = _brackets_across(g)
+    if out.size:
+        return out
+    turned = _brackets_across(g.T.copy())
+    return turned.T.copy() if turned.size else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def mirror_dotted_sides(g: Grid) -> Grid | None:
+    """Mirror the cells both ways about the centre; a diagonal corner cell with a cell two along dots that side."""
+    h, w = g.shape
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            if c == 0:
+                continue
+            for yy, xx in ((h - 1 - y, x), (y, w - 1 - x), (h - 1 - y, w - 1 - x)):
+                if out[yy, xx] == 0:
+                    out[yy, xx] = c
+                elif out[yy, xx] != c:
+                    return empty()
+    dotted = False
+    for k in range((min(h, w) - 1) // 2 - 1):
+        if out[k, k] == 0 or (w - 1 - 2 * k) % 2 or (h - 1 - 2 * k) % 2:
+            continue
+        across, down = out[k, k + 2], out[k + 2, k]
+        for x in range(k + 2, w - 2 - k, 2):
+            if across != 0 and out[k, x] == 0:
+                out[k, x] = out[h - 1 - k, x] = across
+                dotted = True
+        for y in range(k + 2, h - 2 - k, 2):
+            if down != 0 and out[y, k] == 0:
+                out[y, k] = out[y, w - 1 - k] = down
+                dotted = True
+    return out if dotted else empty()

@@ -17,11 +17,12 @@ from shared.solvers.dsl.primitives.kernels import (
     empty,
     lone_cell,
     object_cells,
+    outside_zeros,
     split_colour,
 )
 from shared.solvers.dsl.primitives.parts import _cuts, _layout
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
-from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
+from shared.solvers.dsl.types import MARKER, MAX_SIDE, Color, Grid
 
 _CENTRE = WORDS.index("centre")
 
@@ -926,3 +927,47 @@ def line_up_by_size(g: Grid) -> Grid | None:
             out[y + dy, x - box[i, 1] + at] = g[y, x]
         at += bw
     return out
+
+
+@njit
+def _is_open(cells, a, b, w, y0, y1, x0, x1):
+    """Whether an object has a dent: with its holes filled, some row or column of it is not one run."""
+    m = np.zeros((y1 - y0 + 3, x1 - x0 + 3), dtype=np.uint8)  # the box and a blank ring round it
+    for i in range(a, b):
+        m[cells[i] // w - y0 + 1, cells[i] % w - x0 + 1] = 1
+    out = outside_zeros(m)
+    for axis in range(2):
+        mm, oo = (m, out) if axis == 0 else (m.T, out.T)
+        for r in range(mm.shape[0]):
+            lo, hi = -1, -1
+            for c in range(mm.shape[1]):
+                if mm[r, c]:
+                    hi = c
+                    if lo < 0:
+                        lo = c
+            for c in range(lo + 1, hi):
+                if oo[r, c]:
+                    return True
+    return False
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def sides_by_openness(g: Grid) -> Grid | None:
+    """Objects with no dent go to the left edge as a marker; objects with a dent to the right as a second marker."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, False)
+    if n < 2:
+        return empty()
+    out = np.zeros_like(g)
+    kinds = 0
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        dent = _is_open(cells, start[i], start[i + 1], w, y0, y1, x0, x1)
+        kinds |= 2 if dent else 1
+        dx = w - 1 - x1 if dent else -x0
+        for j in range(start[i], start[i + 1]):
+            y, x = cells[j] // w, cells[j] % w + dx
+            if out[y, x] != 0:
+                return empty()
+            out[y, x] = MARKER + 1 if dent else MARKER
+    return out if kinds == 3 else empty()

@@ -758,3 +758,50 @@ def route_panel(g: Grid, c: Color) -> Grid | None:
                         out[ry[y, 0]:ry[y, 1], rx[x, 0]:rx[x, 1]] = g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]]
                         return out
     return empty()
+
+
+@njit
+def _full_lines(g, axis):
+    """Indices of the rows (axis 0) or columns (axis 1) that hold no zero cell."""
+    n, m = (g.shape[0], g.shape[1]) if axis == 0 else (g.shape[1], g.shape[0])
+    out = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        full = True
+        for j in range(m):
+            if (g[i, j] if axis == 0 else g[j, i]) == 0:
+                full = False
+                break
+        if full:
+            out[k] = i
+            k += 1
+    return out[:k]
+
+
+@primitive(cost=2, kernel=True)
+def lattice_cells(g: Grid) -> Grid | None:
+    """Lattice lines' crossings marked in colours: each lattice cell whose four corners share one mark takes it."""
+    ry, rx = _full_lines(g, 0), _full_lines(g, 1)
+    nr, nc = ry.shape[0], rx.shape[0]
+    if nr < 2 or nc < 2 or nr == g.shape[0] or nc == g.shape[1]:
+        return empty()
+    n = np.zeros(10, dtype=np.int64)
+    for y in ry:
+        for x in range(g.shape[1]):
+            n[g[y, x]] += 1
+    line = np.argmax(n)
+    i0, i1, j0, j1 = nr, -1, nc, -1
+    for i in range(nr):
+        for j in range(nc):
+            if g[ry[i], rx[j]] != line:
+                i0, i1, j0, j1 = min(i0, i), max(i1, i), min(j0, j), max(j1, j)
+    if i1 <= i0 or j1 <= j0:
+        return empty()
+    out = np.zeros((i1 - i0, j1 - j0), dtype=g.dtype)
+    for i in range(i0, i1):
+        for j in range(j0, j1):
+            c = g[ry[i], rx[j]]
+            if (c != line and g[ry[i + 1], rx[j]] == c and g[ry[i], rx[j + 1]] == c
+                    and g[ry[i + 1], rx[j + 1]] == c):
+                out[i - i0, j - j0] = c
+    return out

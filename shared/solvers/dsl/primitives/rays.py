@@ -20,7 +20,7 @@ from shared.solvers.dsl.primitives.kernels import (
     two_colours,
 )
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
-from shared.solvers.dsl.types import MARKER, Grid
+from shared.solvers.dsl.types import MARKER, Color, Grid
 
 _DIRECTIONS = (("down",), ("up",), ("left",), ("right",))
 
@@ -354,9 +354,9 @@ def frame_rays(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True)
-def bounce_rays(g: Grid) -> Grid | None:
-    """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
+@njit
+def _bounce(g, through):
+    """`bounce_rays`, where cells of colour `through` are no wall: a ray crosses them and paints them."""
     labels, box, order = _shapes(g, True)
     if order.size == 0:
         return empty()
@@ -378,9 +378,9 @@ def bounce_rays(g: Grid) -> Grid | None:
                 ny, nx = y + dy, x + dx
                 if not (0 <= ny < h and 0 <= nx < w):
                     break
-                if g[ny, nx] != 0:  # a wall: turn off it (a ray crosses rays)
-                    wy = g[ny, x] != 0
-                    wx = g[y, nx] != 0
+                if g[ny, nx] != 0 and g[ny, nx] != through:  # a wall: turn off it (a ray crosses rays)
+                    wy = g[ny, x] != 0 and g[ny, x] != through
+                    wx = g[y, nx] != 0 and g[y, nx] != through
                     if wy == wx:
                         break  # head on into a corner or a lone cell: no way to turn
                     if wy:
@@ -388,12 +388,18 @@ def bounce_rays(g: Grid) -> Grid | None:
                     else:
                         dx = -dx
                     ny, nx = y + dy, x + dx
-                    if not (0 <= ny < h and 0 <= nx < w) or g[ny, nx] != 0:
+                    if not (0 <= ny < h and 0 <= nx < w) or (g[ny, nx] != 0 and g[ny, nx] != through):
                         break
                 out[ny, nx] = MARKER
                 hit = True
                 y, x = ny, nx
     return out if hit else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def bounce_rays(g: Grid) -> Grid | None:
+    """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
+    return _bounce(g, -1)
 
 
 @primitive(cost=2, shape="keep", kernel=True)
@@ -508,3 +514,9 @@ def jog_rays(g: Grid, low: bool) -> Grid | None:
                     drawn = True
                 cy, cx = cy + dy, cx + dx
     return out if drawn else empty()
+
+
+@primitive(cost=2.5, params="colours", shape="keep", kernel=True)
+def bounce_rays_past(g: Grid, c: Color) -> Grid | None:
+    """`bounce_rays`, but the rays cross the cells of colour c (painting them) instead of turning off them."""
+    return _bounce(g, c)

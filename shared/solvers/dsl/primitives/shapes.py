@@ -772,3 +772,32 @@ def square_halos(g: Grid) -> Grid | None:
                 if g[y, x] == 0:
                     out[y, x] = MARKER
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def turn_diagonal_pairs(g: Grid) -> Grid | None:
+    """Two equal squares meeting at a corner get the other diagonal's pair, three times as far out, as a marker."""
+    h, w = g.shape
+    n, start, cells = object_cells(g, True, True)
+    if n == 0:
+        return empty()
+    out = g.copy()
+    for i in range(n):
+        y0, y1, x0, x1 = cells_box(cells, start[i], start[i + 1], w)
+        s = (y1 - y0 + 1) // 2
+        if y1 - y0 + 1 != 2 * s or x1 - x0 + 1 != 2 * s or start[i + 1] - start[i] != 2 * s * s:
+            return empty()
+        down = g[y0, x0] != 0  # the squares sit top left and bottom right
+        for j in range(start[i], start[i + 1]):
+            if ((cells[j] // w - y0 < s) == (cells[j] % w - x0 < s)) != down:
+                return empty()
+        if down:
+            corners = ((y0 - s, x0 + 2 * s), (y0 + 2 * s, x0 - s))
+        else:
+            corners = ((y0 - s, x0 - s), (y0 + 2 * s, x0 + 2 * s))
+        for ty, tx in corners:
+            for y in range(max(0, ty), min(h, ty + s)):
+                for x in range(max(0, tx), min(w, tx + s)):
+                    if out[y, x] == 0:
+                        out[y, x] = MARKER
+    return out
