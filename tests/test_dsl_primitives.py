@@ -411,6 +411,19 @@ CASES = {
                              G([0] * 6, [0, 0, 0, 0, M, 0], [0, 0, 3, 0, 0, 0], [0, 0, 0, 3, 0, 0], [0, M, 0, 0, 0, 0],
                                [0] * 6)),
                             (G([0, 0, 0], [0, 3, 0], [0, 0, 0]), (), None)],  # one cell is no pair
+    # B's three cells lay out copies of A, in the third panel's colour on the fourth's
+    "kron_key_panels": [(G([1, 0, 5, 2, 2, 5, 3, 3, 5, 4, 4], [1, 1, 5, 0, 2, 5, 3, 3, 5, 4, 4]), (),
+                         G([3, 4, 3, 4], [3, 3, 3, 3], [4, 4, 3, 4], [4, 4, 3, 3])),
+                        (G([1, 0, 5, 2, 2, 5, 3, 3], [1, 1, 5, 0, 2, 5, 3, 3]), (), None)],  # three panels
+    # the drop lands in the cup and fills it; dropped beside the cup, it runs out over the bottom row
+    "pour_into_cup": [(G([0, 0, 1, 0, 0], [0] * 5, [0, 2, 0, 2, 0], [0, 2, 2, 2, 0], [0] * 5), (),
+                       G([0] * 5, [0] * 5, [0, 2, 1, 2, 0], [0, 2, 2, 2, 0], [0] * 5)),
+                      (G([0, 0, 0, 0, 1], [0] * 5, [0, 2, 0, 2, 0], [0, 2, 2, 2, 0], [0] * 5), (),
+                       G([0] * 5, [0] * 5, [0, 2, 0, 2, 0], [0, 2, 2, 2, 0], [1] * 5))],
+    # two objects of 2 below make a bar of two; 5 has none and goes; the 1 is in no key and is cleared
+    "legend_counts": [(G([2, 0, 0, 0], [5, 0, 0, 0], [3, 3, 3, 3], [2, 3, 2, 3], [3, 3, 1, 3]), (),
+                       G([2, 2, 0, 0], [0, 0, 0, 0], [3, 3, 3, 3], [2, 3, 2, 3], [3, 3, 3, 3])),
+                      (G([2, 0], [0, 3], [3, 0]), (), None)],  # no full line under the key
     # the lattice's crossings: one cell has four corners of 2; the next mixes 2, 3 and the line colour
     "lattice_cells": [(G([0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 3, 4], [0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 4, 4],
                          [0, 4, 0, 4, 0, 4, 0], [4, 4, 4, 4, 4, 4, 4], [0, 4, 0, 4, 0, 4, 0]), (), G([2, 0])),

@@ -559,3 +559,56 @@ def part_colours(buf, meta) -> Grid | None:
             return empty()
         out[i, 0] = best
     return out
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def legend_counts(g: Grid) -> Grid | None:
+    """Key cells down the left over a full line become bars, one cell per object of theirs below; unkeyed objects go."""
+    h, w = g.shape
+    split = -1
+    for y in range(h):
+        full = g[y, 0] != 0
+        for x in range(1, w):
+            if g[y, x] != g[y, 0]:
+                full = False
+                break
+        if full:
+            split = y
+            break
+    if split < 1:
+        return empty()
+    keyed = np.zeros(10, dtype=np.bool_)
+    for y in range(split):
+        for x in range(1, w):
+            if g[y, x] != 0:
+                return empty()
+        keyed[g[y, 0]] = True
+    keyed[0] = False
+    bg = g[split, 0]
+    below = g[split:].copy()
+    for y in range(below.shape[0]):
+        for x in range(w):
+            if below[y, x] == bg:
+                below[y, x] = 0
+    lab, n = label(below, False, True)
+    found = np.zeros(10, dtype=np.int64)
+    seen = np.zeros(n + 1, dtype=np.bool_)
+    out = g.copy()
+    for y in range(below.shape[0]):
+        for x in range(w):
+            c = below[y, x]
+            if c == 0:
+                continue
+            if not keyed[c]:
+                out[split + y, x] = bg
+            elif not seen[lab[y, x]]:
+                seen[lab[y, x]] = True
+                found[c] += 1
+    for y in range(split):
+        c = g[y, 0]
+        if c != 0:
+            if found[c] > w:
+                return empty()
+            out[y, 0] = 0  # a colour with no objects below loses its key cell
+            out[y, :found[c]] = c
+    return out

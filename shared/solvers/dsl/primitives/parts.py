@@ -805,3 +805,49 @@ def lattice_cells(g: Grid) -> Grid | None:
                     and g[ry[i + 1], rx[j + 1]] == c):
                 out[i - i0, j - j0] = c
     return out
+
+
+@njit
+def _panel_content(g, a, b, p, q):
+    """The box (top, left, side) of the non-zero cells of g[a:b, p:q] when it is square; side 0 otherwise."""
+    y0, x0, y1, x1 = bbox_nonzero(g[a:b, p:q])
+    if y1 < 0 or y1 - y0 != x1 - x0:
+        return a, p, 0
+    return a + y0, p + x0, y1 - y0
+
+
+@primitive(cost=2, first=True, kernel=True)
+def kron_key_panels(g: Grid) -> Grid | None:
+    """Four panels: shapes A and B, solid colours C and D. B's layout of copies of A, in C on D."""
+    ry, rx = _cuts(g, MAX_PARTS)
+    if ry.shape[0] != 1 or rx.shape[0] != 4:
+        return empty()
+    a, b = ry[0, 0], ry[0, 1]
+    tops = np.empty(4, dtype=np.int64)
+    lefts = np.empty(4, dtype=np.int64)
+    k = 0
+    for j in range(4):
+        tops[j], lefts[j], side = _panel_content(g, a, b, rx[j, 0], rx[j, 1])
+        if side == 0 or (j > 0 and side != k):
+            return empty()
+        k = side
+    if k * k > MAX_SIDE:
+        return empty()
+    c, d = g[tops[2], lefts[2]], g[tops[3], lefts[3]]
+    if c == d:
+        return empty()
+    for j in range(2, 4):
+        for y in range(k):
+            for x in range(k):
+                if g[tops[j] + y, lefts[j] + x] != g[tops[j], lefts[j]]:
+                    return empty()
+    out = np.full((k * k, k * k), d, dtype=np.uint8)
+    for i in range(k):
+        for j in range(k):
+            if g[tops[1] + i, lefts[1] + j] == 0:
+                continue
+            for y in range(k):
+                for x in range(k):
+                    if g[tops[0] + y, lefts[0] + x] != 0:
+                        out[i * k + y, j * k + x] = c
+    return out

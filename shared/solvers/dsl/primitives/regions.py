@@ -732,3 +732,89 @@ def fill_open_lines(g: Grid) -> Grid | None:
             if rows[y] and 0 < x < w - 1 or cols[x] and 0 < y < h - 1:
                 out[y, x] = MARKER
     return out
+
+
+@njit
+def _water_lands(g, y, x):
+    """Where water dropped at (y, x) comes to rest: falling, then running along its floor to the first
+    gap (left side first); (y, x) of the cell it pools on, y = -1 when it runs off the grid."""
+    h, w = g.shape
+    for _ in range(h * w):
+        while y + 1 < h and g[y + 1, x] == 0:
+            y += 1
+        if y == h - 1:
+            return -1, x
+        gap = -1
+        for step in (-1, 1):
+            xx = x + step
+            while 0 <= xx < w and g[y, xx] == 0:
+                if g[y + 1, xx] == 0:
+                    gap = xx
+                    break
+                xx += step
+            if gap >= 0:
+                break
+            if not 0 <= xx < w:
+                return -1, x  # it runs off the side
+        if gap < 0:
+            return y, x
+        x = gap
+    return -1, x
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def pour_into_cup(g: Grid) -> Grid | None:
+    """A lone drop falls and runs to the cup that holds it, which fills with its colour; if none, the bottom row."""
+    h, w = g.shape
+    n = counts(g)
+    drop, cup = -1, -1
+    for c in range(1, 10):
+        if n[c] == 1 and drop < 0:
+            drop = c
+        elif n[c] > 0:
+            if cup >= 0:
+                return empty()
+            cup = c
+    if drop < 0 or cup < 0:
+        return empty()
+    sy, sx = 0, 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == drop:
+                sy, sx = y, x
+    out = g.copy()
+    out[sy, sx] = 0
+    sy, sx = _water_lands(out, sy, sx)
+    seen = np.zeros((h, w), dtype=np.bool_)
+    leak = sy < 0
+    if not leak:
+        lab, _ = label(out, True, False)
+        rim = h
+        for y in range(h):
+            for x in range(w):
+                if lab[y, x] == lab[sy + 1, sx]:
+                    rim = min(rim, y)
+        stack = np.empty(h * w, dtype=np.int64)
+        seen[sy, sx] = True
+        stack[0] = sy * w + sx
+        top = 1
+        while top > 0:
+            top -= 1
+            y, x = stack[top] // w, stack[top] % w
+            if y == h - 1 or x == 0 or x == w - 1:
+                leak = True
+                break
+            for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                ny, nx = y + dy, x + dx
+                if ny >= rim and out[ny, nx] == 0 and not seen[ny, nx]:
+                    seen[ny, nx] = True
+                    stack[top] = ny * w + nx
+                    top += 1
+    if leak:
+        out[h - 1, :] = drop
+        return out
+    for y in range(h):
+        for x in range(w):
+            if seen[y, x]:
+                out[y, x] = drop
+    return out
