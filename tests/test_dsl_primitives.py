@@ -424,6 +424,22 @@ CASES = {
     "legend_counts": [(G([2, 0, 0, 0], [5, 0, 0, 0], [3, 3, 3, 3], [2, 3, 2, 3], [3, 3, 1, 3]), (),
                        G([2, 2, 0, 0], [0, 0, 0, 0], [3, 3, 3, 3], [2, 3, 2, 3], [3, 3, 3, 3])),
                       (G([2, 0], [0, 3], [3, 0]), (), None)],  # no full line under the key
+    # the 8s run from one 2 to the other; cut the run and the answer is 0
+    "joined_pair": [(G([2, 8, 8, 0], [0, 0, 8, 2]), (), G([8])),
+                    (G([2, 8, 0, 0], [0, 0, 8, 2]), (), G([0])),
+                    (G([2, 0, 2, 0, 2], [8, 0, 8, 0, 8]), (), None)],  # three objects of each colour: no pair
+    # the dot by the left bar is joined to it; the right bar fires its line at the same place along it
+    "bars_and_dots": [(G([1, 0, 0, 0], [1, 0, 7, 0], [0, 0, 0, 1], [0, 0, 0, 1]), (),
+                       G([1, 0, 0, 0], [1, 7, M, 0], [0, 0, 0, 1], [7, 7, 7, 1])),
+                      (G([1, 0, 0, 0], [1, 0, 7, 1], [0, 0, 0, 1]), (), None)],  # the bars share a row
+    # two top corners: rings at even steps on each side; the middle column is as near to both and stays blank
+    "corner_squares": [(G([1, 0, 0, 0, 2], [0] * 5, [0] * 5, [0] * 5, [0] * 5), (),
+                        G([1, 0, 0, 0, 2], [0] * 5, [1, 1, 0, 2, 2], [0] * 5, [1, 1, 0, 2, 2])),
+                       (G([1, 0, 2], [0, 3, 0], [0, 0, 0]), (), None)],  # a cell off the corners
+    # a gap of four between the 1 and the 2: two columns each, down the whole grid
+    "grow_to_middle": [(G([0, 1, 0, 0, 0, 0, 2, 0], [0] * 8), (),
+                        G([0, 1, 1, 1, 2, 2, 2, 0], [0, 0, 1, 1, 2, 2, 0, 0])),
+                       (G([1, 0, 0, 2, 0, 0, 3]), (), None)],  # three colours
     # the lattice's crossings: one cell has four corners of 2; the next mixes 2, 3 and the line colour
     "lattice_cells": [(G([0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 3, 4], [0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 4, 4],
                          [0, 4, 0, 4, 0, 4, 0], [4, 4, 4, 4, 4, 4, 4], [0, 4, 0, 4, 0, 4, 0]), (), G([2, 0])),

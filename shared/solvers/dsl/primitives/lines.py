@@ -789,3 +789,86 @@ def mirror_dotted_sides(g: Grid) -> Grid | None:
                 out[y, k] = out[y, w - 1 - k] = down
                 dotted = True
     return out if dotted else empty()
+
+
+@njit
+def _bar(g, x):
+    """(top, bottom, colour) of the one run of non-zero cells down column x; top = -1 unless there is one run."""
+    h = g.shape[0]
+    top, bottom = -1, -1
+    for y in range(h):
+        if g[y, x] != 0:
+            if top < 0:
+                top = y
+            elif bottom != y - 1 or g[y, x] != g[top, x]:
+                return -1, -1, 0
+            bottom = y
+    return top, bottom, g[top, x] if top >= 0 else 0
+
+
+@njit
+def _bars_across(g):
+    """`bars_and_dots` for bars down the left and right edges."""
+    h, w = g.shape
+    l0, l1, a = _bar(g, 0)
+    r0, r1, c = _bar(g, w - 1)
+    if l0 < 0 or r0 < 0 or a != c or l1 - l0 != r1 - r0 or not (l1 < r0 or r1 < l0) or w < 3:
+        return empty()
+    out = g.copy()
+    dots = 0
+    for y in range(h):
+        for x in range(1, w - 1):
+            b = g[y, x]
+            if b == 0:
+                continue
+            if b == a:
+                return empty()
+            dots += 1
+            if l0 <= y <= l1:
+                out[y, 1:x] = b
+                out[y - l0 + r0, 0:w - 1] = b
+            elif r0 <= y <= r1:
+                out[y, x + 1:w - 1] = b
+                out[y - r0 + l0, 1:w] = b
+            else:
+                return empty()
+            out[y, x] = MARKER
+    return out if dots else empty()
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def bars_and_dots(g: Grid) -> Grid | None:
+    """Bars on opposite edges: a dot by one is joined to it (the dot a marker); the other bar fires a full line."""
+    out = _bars_across(g)
+    if out.size:
+        return out
+    turned = _bars_across(g.T.copy())
+    return turned.T.copy() if turned.size else empty()
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def corner_squares(g: Grid) -> Grid | None:
+    """Coloured corners only: each draws nested square rings every other step over the cells nearest it (ties blank)."""
+    h, w = g.shape
+    cy = np.array([0, 0, h - 1, h - 1])
+    cx = np.array([0, w - 1, 0, w - 1])
+    k = 0
+    for i in range(4):
+        k += g[cy[i], cx[i]] != 0
+    if k < 2 or np.count_nonzero(g) != k or h < 3 or w < 3:
+        return empty()
+    out = np.zeros_like(g)
+    for y in range(h):
+        for x in range(w):
+            best, near, tie = 1 << 30, -1, False
+            for i in range(4):
+                if g[cy[i], cx[i]] == 0:
+                    continue
+                d = abs(y - cy[i]) + abs(x - cx[i])
+                if d < best:
+                    best, near, tie = d, i, False
+                elif d == best:
+                    tie = True
+            if not tie and max(abs(y - cy[near]), abs(x - cx[near])) % 2 == 0:
+                out[y, x] = g[cy[near], cx[near]]
+    return out

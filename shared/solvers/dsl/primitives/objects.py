@@ -612,3 +612,52 @@ def legend_counts(g: Grid) -> Grid | None:
             out[y, 0] = 0  # a colour with no objects below loses its key cell
             out[y, :found[c]] = c
     return out
+
+
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def joined_pair(g: Grid) -> Grid | None:
+    """Two objects of one colour among cells of another: 1x1 of that colour if a run of it joins the two, else of 0."""
+    h, w = g.shape
+    n = counts(g)
+    a, b = -1, -1
+    for c in range(1, 10):
+        if n[c] == 0:
+            continue
+        if b >= 0:
+            return empty()
+        if a < 0:
+            a = c
+        else:
+            b = c
+    if b < 0:
+        return empty()
+    lab, k = label(g, False, True)
+    owner = np.zeros(k + 1, dtype=np.int64)  # each label's colour
+    pairs = 0
+    for y in range(h):
+        for x in range(w):
+            owner[lab[y, x]] = g[y, x]
+    for i in range(1, k + 1):
+        pairs += owner[i] == a
+    if pairs != 2:
+        a, b = b, a
+        pairs = 0
+        for i in range(1, k + 1):
+            pairs += owner[i] == a
+        if pairs != 2:
+            return empty()
+    first = np.full(k + 1, -1, dtype=np.int64)  # per run of b: the first object of a it touches
+    out = np.zeros((1, 1), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != a:
+                continue
+            for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                ny, nx = y + dy, x + dx
+                if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == b:
+                    r = lab[ny, nx]
+                    if first[r] < 0:
+                        first[r] = lab[y, x]
+                    elif first[r] != lab[y, x]:
+                        out[0, 0] = b
+    return out

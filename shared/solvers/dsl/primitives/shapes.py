@@ -801,3 +801,46 @@ def turn_diagonal_pairs(g: Grid) -> Grid | None:
                     if out[y, x] == 0:
                         out[y, x] = MARKER
     return out
+
+
+@njit
+def _grow_across(g):
+    """`grow_to_middle` for two blocks side by side."""
+    h, w = g.shape
+    n = counts(g)
+    a, b = -1, -1
+    for c in range(1, 10):
+        if n[c]:
+            if b >= 0:
+                return empty()
+            if a < 0:
+                a = c
+            else:
+                b = c
+    if b < 0:
+        return empty()
+    lo = np.full(10, w, dtype=np.int64)
+    hi = np.full(10, -1, dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            c = g[y, x]
+            lo[c], hi[c] = min(lo[c], x), max(hi[c], x)
+    if hi[b] < lo[a]:
+        a, b = b, a
+    if hi[a] >= lo[b] or lo[b] - hi[a] < 3:
+        return empty()
+    half = (lo[b] - hi[a] - 1) // 2
+    out = g.copy()
+    out[:, hi[a] + 1:hi[a] + 1 + half] = a
+    out[:, lo[b] - half:lo[b]] = b
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def grow_to_middle(g: Grid) -> Grid | None:
+    """Two blocks of two colours in a row (or column) each fill their half of the gap between them, edge to edge."""
+    out = _grow_across(g)
+    if out.size:
+        return out
+    turned = _grow_across(g.T.copy())
+    return turned.T.copy() if turned.size else empty()
