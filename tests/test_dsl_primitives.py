@@ -440,6 +440,14 @@ CASES = {
     "grow_to_middle": [(G([0, 1, 0, 0, 0, 0, 2, 0], [0] * 8), (),
                         G([0, 1, 1, 1, 2, 2, 2, 0], [0, 0, 1, 1, 2, 2, 0, 0])),
                        (G([1, 0, 0, 2, 0, 0, 3]), (), None)],  # three colours
+    # the 1 falls over two cells and knocks the 2 beside them; the last 2 is out of reach
+    "dominoes": [(G([1, 0, 0, 0, 0, 0], [1, 0, 2, 0, 0, 2]), (1,), G([0] * 6, [1, 1, 2, 0, 0, 2])),
+                 (G([1, 0, 0, 0, 0, 0], [1, 0, 2, 0, 0, 2]), (3,), None)],  # no bar of colour 3 to start
+    # the shape shows 1 on its left, but the left bar is 2: it goes in mirrored
+    "fit_between_bars": [(G([4, 0, 0, 4, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0], [4, 0, 0, 4, 0, 0, 0], [0] * 7,
+                            [0, 0, 0, 0, 1, 2, 0]), (), G([4, 0, 0, 4], [2, 2, 1, 1], [4, 0, 0, 4])),
+                         (G([4, 0, 0, 4, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0], [4, 0, 0, 4, 0, 0, 0], [0] * 7,
+                            [0, 0, 0, 0, 3, 2, 0]), (), None)],  # a colour neither bar has
     # the lattice's crossings: one cell has four corners of 2; the next mixes 2, 3 and the line colour
     "lattice_cells": [(G([0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 3, 4], [0, 4, 0, 4, 0, 4, 0], [4, 2, 4, 2, 4, 4, 4],
                          [0, 4, 0, 4, 0, 4, 0], [4, 4, 4, 4, 4, 4, 4], [0, 4, 0, 4, 0, 4, 0]), (), G([2, 0])),

@@ -971,3 +971,96 @@ def sides_by_openness(g: Grid) -> Grid | None:
                 return empty()
             out[y, x] = MARKER + 1 if dent else MARKER
     return out if kinds == 3 else empty()
+
+
+@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True)
+def dominoes(g: Grid, c: Color) -> Grid | None:
+    """Upright bars on the floor: bars of colour c fall right to lie on the floor, knocking down each bar they reach."""
+    h, w = g.shape
+    out = g.copy()
+    tall = np.zeros(w, dtype=np.int64)
+    cells = 0
+    for x in range(w):
+        if g[h - 1, x] != 0:
+            while tall[x] < h and g[h - 1 - tall[x], x] == g[h - 1, x]:
+                tall[x] += 1
+            cells += tall[x]
+    if cells != np.count_nonzero(g) or counts(g)[c] == 0:
+        return empty()
+    reach = -2
+    fell = False
+    for x in range(w):
+        if tall[x] == 0 or (g[h - 1, x] != c and x > reach + 1):
+            continue
+        if x > 0 and tall[x - 1] > 0 and x > reach + 1:
+            return empty()  # bars side by side: not a row of dominoes
+        out[h - tall[x]:h, x] = 0
+        reach = min(w - 1, x + tall[x] - 1)
+        fell = True
+    if not fell:
+        return empty()
+    reach = -2
+    for x in range(w):
+        if tall[x] and (g[h - 1, x] == c or x <= reach + 1):
+            reach = min(w - 1, x + tall[x] - 1)
+            out[h - 1, x:reach + 1] = g[h - 1, x]
+    return out
+
+
+@njit
+def _sides_match(g, y0, y1, x0, x1, left, right, flip):
+    """Whether the shape in g[y0:y1, x0:x1] (mirrored when `flip`) shows colour `left` in its first column and
+    `right` in its last."""
+    a, b = (x1 - 1, x0) if flip else (x0, x1 - 1)
+    seen_l = seen_r = False
+    for y in range(y0, y1):
+        seen_l |= g[y, a] == left
+        seen_r |= g[y, b] == right
+    return seen_l and seen_r
+
+
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def fit_between_bars(g: Grid) -> Grid | None:
+    """Corner cells hold two bars; a shape of the bars' colours fits between them (mirrored so its sides match)."""
+    h, w = g.shape
+    n = counts(g)
+    corner = -1
+    for c in range(1, 10):
+        if n[c] == 4:
+            corner = c
+    if corner < 0:
+        return empty()
+    ys = np.empty(4, dtype=np.int64)
+    xs = np.empty(4, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == corner:
+                ys[k], xs[k] = y, x
+                k += 1
+    y0, y1, x0, x1 = ys[0], ys[3], xs[0], xs[1]
+    if ys[1] != y0 or ys[2] != y1 or xs[2] != x0 or xs[3] != x1 or y1 - y0 < 2 or x1 - x0 < 2:
+        return empty()
+    left, right = g[y0 + 1, x0], g[y0 + 1, x1]
+    if left == 0 or right == 0 or left == right:
+        return empty()
+    for y in range(y0 + 1, y1):
+        if g[y, x0] != left or g[y, x1] != right:
+            return empty()
+    sy0, sx0, sy1, sx1 = h, w, -1, -1  # the shape's box outside the frame, inclusive
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != 0 and not (y0 <= y <= y1 and x0 <= x <= x1):
+                if g[y, x] != left and g[y, x] != right:
+                    return empty()
+                sy0, sx0, sy1, sx1 = min(sy0, y), min(sx0, x), max(sy1, y), max(sx1, x)
+    if sy1 - sy0 != y1 - y0 - 2 or sx1 - sx0 != x1 - x0 - 2:
+        return empty()
+    flip = not _sides_match(g, sy0, sy1 + 1, sx0, sx1 + 1, left, right, False)
+    if flip and not _sides_match(g, sy0, sy1 + 1, sx0, sx1 + 1, left, right, True):
+        return empty()
+    out = g[y0:y1 + 1, x0:x1 + 1].copy()
+    for y in range(sy1 - sy0 + 1):
+        for x in range(sx1 - sx0 + 1):
+            out[1 + y, 1 + x] = g[sy0 + y, sx1 - x if flip else sx0 + x]
+    return out
