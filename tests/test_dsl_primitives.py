@@ -892,3 +892,48 @@ def test_gravity_and_rays_match_a_cell_by_cell_reference():
                 ray[y, x] = g[y, x] or colour
         assert np.array_equal(PRIMITIVES["gravity"].fn(g, "down"), fall)
         assert np.array_equal(PRIMITIVES["rays"].fn(g, "down"), ray)
+
+
+MARKER_SCRIPT = """
+import json
+import numpy as np
+from shared.solvers.dsl import jit
+from shared.solvers.dsl.primitives import PRIMITIVES
+from shared.solvers.dsl.types import GRID, GRIDS, MARKER
+assert not jit.COMPILED, jit.REASON
+rng = np.random.default_rng(0)
+grids = [rng.choice([0, 0, 0, 1, 2, MARKER, MARKER + 1], size=(7, 7)).astype(np.uint8) for _ in range(3)]
+grids.append(np.full((5, 6), MARKER + 1, dtype=np.uint8))
+lines = np.zeros((7, 7), dtype=np.uint8)
+lines[2, :], lines[:, 4], lines[5, 1] = MARKER, MARKER, 1
+grids.append(lines)
+bad = []
+for name, p in PRIMITIVES.items():
+    if p.kernel is None:
+        continue
+    for a in ([(1,), (2,)] if p.params == "colours" else list(p.params)):
+        for g in grids:
+            try:
+                p.fn(g, *a) if p.tin == GRID else p.fn((g, g[::-1].copy(), g[:, ::-1].copy()), *a)
+            except Exception as e:
+                bad.append(f"{name}{a}: {type(e).__name__}: {e}")
+print(json.dumps(bad))
+"""
+
+
+def test_kernels_take_marker_colours():
+    # during the search a kernel meets grids holding marker colours (10 and up) that earlier steps
+    # painted; compiled code does not check its indices, so every kernel runs here as plain Python
+    # (ARC_DSL_PURE=1), where an index past an array sized for ten colours raises
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root), ARC_DSL_PURE="1")
+    out = subprocess.run([sys.executable, "-c", MARKER_SCRIPT], capture_output=True, text=True, env=env,
+                         timeout=600, cwd=root)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -27,6 +27,32 @@ def empty():
 
 
 @njit
+def turned_back(t):
+    """A grid worked out on the transpose, turned back; the empty answer stays empty."""
+    return t.T.copy() if t.size else empty()
+
+
+@njit
+def box_corners(g, c):
+    """(top, bottom, left, right) of a box whose four corners are the only cells of colour c (the only
+    non-zero cells when c < 0); top = -1 when they are not."""
+    h, w = g.shape
+    ys = np.empty(4, dtype=np.int64)
+    xs = np.empty(4, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c or (c < 0 and g[y, x] != 0):
+                if k == 4:
+                    return -1, -1, -1, -1
+                ys[k], xs[k] = y, x
+                k += 1
+    if k < 4 or ys[1] != ys[0] or ys[3] != ys[2] or xs[2] != xs[0] or xs[3] != xs[1] or ys[2] == ys[0]:
+        return -1, -1, -1, -1
+    return ys[0], ys[3], xs[0], xs[1]  # reading order: the top pair, then the bottom pair
+
+
+@njit
 def lone_cell(g, y, x):
     """Whether the cell (y, x) has no non-zero cell among its eight neighbours."""
     h, w = g.shape

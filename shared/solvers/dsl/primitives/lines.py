@@ -12,6 +12,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
+    box_corners,
     counts,
     empty,
     empty_box,
@@ -19,6 +20,7 @@ from shared.solvers.dsl.primitives.kernels import (
     label,
     label_boxes,
     lone_cell,
+    turned_back,
     uniform_lines,
 )
 from shared.solvers.dsl.primitives.rays import carry
@@ -686,21 +688,11 @@ def _dots_to_middle(out, a, b, fixed, along_rows):
 def corner_rings(g: Grid) -> Grid | None:
     """Four cells at a box's corners, two colours crosswise: each gets a ring of the other; dots run to mid-sides."""
     h, w = g.shape
-    ys = np.empty(4, dtype=np.int64)
-    xs = np.empty(4, dtype=np.int64)
-    k = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                if k == 4:
-                    return empty()
-                ys[k], xs[k] = y, x
-                k += 1
-    if k < 4:
+    y0, y1, x0, x1 = box_corners(g, -1)
+    if y0 < 0 or y1 - y0 < 3 or x1 - x0 < 3:
         return empty()
-    y0, y1, x0, x1 = ys[0], ys[3], xs[0], xs[1]  # reading order: the top pair, then the bottom pair
-    if ys[1] != y0 or ys[2] != y1 or xs[2] != x0 or xs[3] != x1 or y1 - y0 < 3 or x1 - x0 < 3:
-        return empty()
+    ys = np.array([y0, y0, y1, y1])
+    xs = np.array([x0, x1, x0, x1])
     a, b = g[y0, x0], g[y0, x1]
     if a == b or g[y1, x1] != a or g[y1, x0] != b:
         return empty()
@@ -754,10 +746,7 @@ def _brackets_across(g):
 def meet_brackets(g: Grid) -> Grid | None:
     """Two cells in line, an odd gap apart: each runs toward the other and ends in a bracket facing the other's."""
     out = _brackets_across(g)
-    if out.size:
-        return out
-    turned = _brackets_across(g.T.copy())
-    return turned.T.copy() if turned.size else empty()
+    return out if out.size else turned_back(_brackets_across(g.T.copy()))
 
 
 @primitive(cost=2, shape="keep", kernel=True)
@@ -840,10 +829,7 @@ def _bars_across(g):
 def bars_and_dots(g: Grid) -> Grid | None:
     """Bars on opposite edges: a dot by one is joined to it (the dot a marker); the other bar fires a full line."""
     out = _bars_across(g)
-    if out.size:
-        return out
-    turned = _bars_across(g.T.copy())
-    return turned.T.copy() if turned.size else empty()
+    return out if out.size else turned_back(_bars_across(g.T.copy()))
 
 
 @primitive(cost=2, shape="keep", first=True, kernel=True)

@@ -12,6 +12,7 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     biggest_object,
+    box_corners,
     cells_box,
     counts,
     empty,
@@ -1030,16 +1031,8 @@ def fit_between_bars(g: Grid) -> Grid | None:
             corner = c
     if corner < 0:
         return empty()
-    ys = np.empty(4, dtype=np.int64)
-    xs = np.empty(4, dtype=np.int64)
-    k = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == corner:
-                ys[k], xs[k] = y, x
-                k += 1
-    y0, y1, x0, x1 = ys[0], ys[3], xs[0], xs[1]
-    if ys[1] != y0 or ys[2] != y1 or xs[2] != x0 or xs[3] != x1 or y1 - y0 < 2 or x1 - x0 < 2:
+    y0, y1, x0, x1 = box_corners(g, corner)
+    if y0 < 0 or y1 - y0 < 2 or x1 - x0 < 2:
         return empty()
     left, right = g[y0 + 1, x0], g[y0 + 1, x1]
     if left == 0 or right == 0 or left == right:

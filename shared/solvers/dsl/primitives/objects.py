@@ -25,6 +25,7 @@ from shared.solvers.dsl.primitives.kernels import (
     no_parts,
     object_cells,
     part,
+    two_colours,
 )
 from shared.solvers.dsl.primitives.registry import primitive
 from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
@@ -577,7 +578,7 @@ def legend_counts(g: Grid) -> Grid | None:
             break
     if split < 1:
         return empty()
-    keyed = np.zeros(10, dtype=np.bool_)
+    keyed = np.zeros(256, dtype=np.bool_)  # by colour, markers included
     for y in range(split):
         for x in range(1, w):
             if g[y, x] != 0:
@@ -591,7 +592,7 @@ def legend_counts(g: Grid) -> Grid | None:
             if below[y, x] == bg:
                 below[y, x] = 0
     lab, n = label(below, False, True)
-    found = np.zeros(10, dtype=np.int64)
+    found = np.zeros(256, dtype=np.int64)
     seen = np.zeros(n + 1, dtype=np.bool_)
     out = g.copy()
     for y in range(below.shape[0]):
@@ -618,18 +619,8 @@ def legend_counts(g: Grid) -> Grid | None:
 def joined_pair(g: Grid) -> Grid | None:
     """Two objects of one colour among cells of another: 1x1 of that colour if a run of it joins the two, else of 0."""
     h, w = g.shape
-    n = counts(g)
-    a, b = -1, -1
-    for c in range(1, 10):
-        if n[c] == 0:
-            continue
-        if b >= 0:
-            return empty()
-        if a < 0:
-            a = c
-        else:
-            b = c
-    if b < 0:
+    a, b = two_colours(counts(g))
+    if a == 0:
         return empty()
     lab, k = label(g, False, True)
     owner = np.zeros(k + 1, dtype=np.int64)  # each label's colour

@@ -785,7 +785,7 @@ def lattice_cells(g: Grid) -> Grid | None:
     nr, nc = ry.shape[0], rx.shape[0]
     if nr < 2 or nc < 2 or nr == g.shape[0] or nc == g.shape[1]:
         return empty()
-    n = np.zeros(10, dtype=np.int64)
+    n = np.zeros(256, dtype=np.int64)  # by colour, markers included
     for y in ry:
         for x in range(g.shape[1]):
             n[g[y, x]] += 1

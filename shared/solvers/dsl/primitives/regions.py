@@ -18,6 +18,7 @@ from shared.solvers.dsl.primitives.kernels import (
     label,
     label_boxes,
     lone_cell,
+    two_colours,
     uniform_lines,
 )
 from shared.solvers.dsl.primitives.registry import primitive
@@ -767,15 +768,10 @@ def pour_into_cup(g: Grid) -> Grid | None:
     """A lone drop falls and runs to the cup that holds it, which fills with its colour; if none, the bottom row."""
     h, w = g.shape
     n = counts(g)
-    drop, cup = -1, -1
-    for c in range(1, 10):
-        if n[c] == 1 and drop < 0:
-            drop = c
-        elif n[c] > 0:
-            if cup >= 0:
-                return empty()
-            cup = c
-    if drop < 0 or cup < 0:
+    drop, cup = two_colours(n)
+    if n[drop] != 1:
+        drop, cup = cup, drop
+    if drop == 0 or n[drop] != 1:
         return empty()
     sy, sx = 0, 0
     for y in range(h):

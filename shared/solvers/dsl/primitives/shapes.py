@@ -19,6 +19,8 @@ from shared.solvers.dsl.primitives.kernels import (
     label,
     label_boxes,
     object_cells,
+    turned_back,
+    two_colours,
 )
 from shared.solvers.dsl.primitives.registry import MOVE, SCALE, SCALE4, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Grid
@@ -807,20 +809,11 @@ def turn_diagonal_pairs(g: Grid) -> Grid | None:
 def _grow_across(g):
     """`grow_to_middle` for two blocks side by side."""
     h, w = g.shape
-    n = counts(g)
-    a, b = -1, -1
-    for c in range(1, 10):
-        if n[c]:
-            if b >= 0:
-                return empty()
-            if a < 0:
-                a = c
-            else:
-                b = c
-    if b < 0:
+    a, b = two_colours(counts(g))
+    if a == 0:
         return empty()
-    lo = np.full(10, w, dtype=np.int64)
-    hi = np.full(10, -1, dtype=np.int64)
+    lo = np.full(256, w, dtype=np.int64)  # by colour, markers included
+    hi = np.full(256, -1, dtype=np.int64)
     for y in range(h):
         for x in range(w):
             c = g[y, x]
@@ -840,7 +833,4 @@ def _grow_across(g):
 def grow_to_middle(g: Grid) -> Grid | None:
     """Two blocks of two colours in a row (or column) each fill their half of the gap between them, edge to edge."""
     out = _grow_across(g)
-    if out.size:
-        return out
-    turned = _grow_across(g.T.copy())
-    return turned.T.copy() if turned.size else empty()
+    return out if out.size else turned_back(_grow_across(g.T.copy()))
