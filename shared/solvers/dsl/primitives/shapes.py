@@ -834,3 +834,125 @@ def grow_to_middle(g: Grid) -> Grid | None:
     """Two blocks of two colours in a row (or column) each fill their half of the gap between them, edge to edge."""
     out = _grow_across(g)
     return out if out.size else turned_back(_grow_across(g.T.copy()))
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def notch_lines(g: Grid) -> Grid | None:
+    """Where a framed box's inside pokes into its frame, a line crosses it in the frame colour; beyond, the inside's."""
+    h, w = g.shape
+    y0, x0, y1, x1 = bbox_nonzero(g)
+    if y1 < 0 or y1 - y0 < 5 or x1 - x0 < 5:
+        return empty()
+    frame = g[y0, x0]
+    inner = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            c = g[y, x]
+            if c == 0:
+                return empty()
+            if c != frame:
+                if inner and c != inner:
+                    return empty()
+                inner = c
+    if inner == 0 or np.count_nonzero(g) != (y1 - y0) * (x1 - x0):
+        return empty()
+    rows = np.zeros(h, dtype=np.int64)
+    cols = np.zeros(w, dtype=np.int64)
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if g[y, x] == inner:
+                rows[y] += 1
+                cols[x] += 1
+    out = g.copy()
+    notches = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if g[y, x] != inner:
+                continue
+            down = 2 * rows[y] < rows.max()  # a row of the frame: the notch points up or down
+            across = 2 * cols[x] < cols.max()
+            if down == across:
+                continue
+            notches += 1
+            n = h if down else w
+            for i in range(n):
+                yy, xx = (i, x) if down else (y, i)
+                inside = y0 <= yy < y1 and x0 <= xx < x1
+                if not inside:
+                    out[yy, xx] = inner
+                elif (2 * rows[yy] >= rows.max()) if down else (2 * cols[xx] >= cols.max()):
+                    out[yy, xx] = frame
+            out[y, x] = frame
+    return out if notches else empty()
+
+
+_PIECES = np.array([[0, 0, 0, 1, 1, 0, 1, 1],  # a 2x2 square, then bars of three across and down: (dy, dx) pairs
+                    [0, 0, 0, 1, 0, 2, -1, -1],
+                    [0, 0, 1, 0, 2, 0, -1, -1]], dtype=np.int64)
+
+
+@njit
+def _piece(out, mask, y, x, k, paint, test):
+    """Whether piece k with its first cell at (y, x) lies on free cells of mask; paints it when not `test`."""
+    h, w = out.shape
+    for j in range(4):
+        dy, dx = _PIECES[k, 2 * j], _PIECES[k, 2 * j + 1]
+        if dy < 0:
+            break
+        yy, xx = y + dy, x + dx
+        if test:
+            if not (yy < h and xx < w and mask[yy, xx] and out[yy, xx] == 0):
+                return False
+        else:
+            out[yy, xx] = paint
+    return True
+
+
+@njit
+def _next_free(out, mask, p):
+    """The first cell from flat index p on that mask holds and nothing covers yet; -1 when none is left."""
+    w = out.shape[1]
+    while p < out.size and not (mask[p // w, p % w] and out[p // w, p % w] == 0):
+        p += 1
+    return p if p < out.size else -1
+
+
+@primitive(cost=2, shape="keep", first=True, kernel=True)
+def tile_squares_bars(g: Grid) -> Grid | None:
+    """Cover a one-colour shape with 2x2 squares (a marker) and bars of three (a second marker), squares tried first."""
+    h, w = g.shape
+    n = counts(g)
+    colours = 0
+    for c in range(1, n.shape[0]):
+        colours += n[c] > 0
+    if colours != 1:
+        return empty()
+    mask = g != 0
+    out = np.zeros_like(g)
+    at = np.empty(h * w, dtype=np.int64)
+    tried = np.empty(h * w, dtype=np.int64)
+    d, start = 0, 0
+    p = _next_free(out, mask, 0)
+    for _ in range(200000):
+        if p < 0:
+            return out
+        y, x = p // w, p % w
+        placed = False
+        for k in range(start, 3):
+            if _piece(out, mask, y, x, k, 0, True):
+                _piece(out, mask, y, x, k, MARKER + (k > 0), False)
+                at[d], tried[d] = p, k
+                d += 1
+                placed = True
+                break
+        if placed:
+            start = 0
+            p = _next_free(out, mask, p)
+            continue
+        if d == 0:
+            return empty()
+        d -= 1
+        p, k = at[d], tried[d]
+        _piece(out, mask, p // w, p % w, k, 0, False)
+        start = k + 1
+    return empty()
