@@ -447,7 +447,10 @@ CASES = {
     "fit_between_bars": [(G([4, 0, 0, 4, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0], [4, 0, 0, 4, 0, 0, 0], [0] * 7,
                             [0, 0, 0, 0, 1, 2, 0]), (), G([4, 0, 0, 4], [2, 2, 1, 1], [4, 0, 0, 4])),
                          (G([4, 0, 0, 4, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0], [4, 0, 0, 4, 0, 0, 0], [0] * 7,
-                            [0, 0, 0, 0, 3, 2, 0]), (), None)],  # a colour neither bar has
+                            [0, 0, 0, 0, 3, 2, 0]), (), None),  # a colour neither bar has
+                         # 5 and 6 have four cells each too, but only the 3s stand at a box's corners
+                         (G([3, 0, 0, 3], [5, 0, 0, 6], [5, 0, 0, 6], [3, 0, 0, 3], [0] * 4, [0, 5, 6, 0],
+                            [0, 5, 6, 0]), (), G([3, 0, 0, 3], [5, 5, 6, 6], [5, 5, 6, 6], [3, 0, 0, 3]))],
     # the 2 poking into the top of the frame: its column goes 1 across the inside and 2 beyond the box
     "notch_lines": [(G([0] * 7, [1, 1, 1, 2, 1, 1, 1], [1, 2, 2, 2, 2, 2, 1], [1, 2, 2, 2, 2, 2, 1],
                        [1, 2, 2, 2, 2, 2, 1], [1, 1, 1, 1, 1, 1, 1], [0] * 7), (),

@@ -1025,13 +1025,12 @@ def fit_between_bars(g: Grid) -> Grid | None:
     """Corner cells hold two bars; a shape of the bars' colours fits between them (mirrored so its sides match)."""
     h, w = g.shape
     n = counts(g)
-    corner = -1
-    for c in range(1, 10):
+    y0, y1, x0, x1 = -1, -1, -1, -1
+    for c in range(1, 10):  # the corners: the first colour whose four cells stand at a box's corners
         if n[c] == 4:
-            corner = c
-    if corner < 0:
-        return empty()
-    y0, y1, x0, x1 = box_corners(g, corner)
+            y0, y1, x0, x1 = box_corners(g, c)
+            if y0 >= 0:
+                break
     if y0 < 0 or y1 - y0 < 2 or x1 - x0 < 2:
         return empty()
     left, right = g[y0 + 1, x0], g[y0 + 1, x1]
