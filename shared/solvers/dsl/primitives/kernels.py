@@ -33,21 +33,29 @@ def turned_back(t):
 
 
 @njit
-def box_corners(g, c):
-    """(top, bottom, left, right) of a box whose four corners are the only cells of colour c (the only
-    non-zero cells when c < 0); top = -1 when they are not."""
+def first_cells(g, c, k):
+    """(rows, columns, n) of the first k cells of colour c in reading order (any non-zero colour when
+    c < 0); n counts them up to k + 1, so n = k + 1 means there are more than k."""
     h, w = g.shape
-    ys = np.empty(4, dtype=np.int64)
-    xs = np.empty(4, dtype=np.int64)
-    k = 0
+    ys = np.empty(k, dtype=np.int64)
+    xs = np.empty(k, dtype=np.int64)
+    n = 0
     for y in range(h):
         for x in range(w):
             if g[y, x] == c or (c < 0 and g[y, x] != 0):
-                if k == 4:
-                    return -1, -1, -1, -1
-                ys[k], xs[k] = y, x
-                k += 1
-    if k < 4 or ys[1] != ys[0] or ys[3] != ys[2] or xs[2] != xs[0] or xs[3] != xs[1] or ys[2] == ys[0]:
+                if n == k:
+                    return ys, xs, k + 1
+                ys[n], xs[n] = y, x
+                n += 1
+    return ys, xs, n
+
+
+@njit
+def box_corners(g, c):
+    """(top, bottom, left, right) of a box whose four corners are the only cells of colour c (the only
+    non-zero cells when c < 0); top = -1 when they are not."""
+    ys, xs, k = first_cells(g, c, 4)
+    if k != 4 or ys[1] != ys[0] or ys[3] != ys[2] or xs[2] != xs[0] or xs[3] != xs[1] or ys[2] == ys[0]:
         return -1, -1, -1, -1
     return ys[0], ys[3], xs[0], xs[1]  # reading order: the top pair, then the bottom pair
 

@@ -17,6 +17,7 @@ from shared.solvers.dsl.primitives.kernels import (
     empty,
     empty_box,
     find_uniform_lines,
+    first_cells,
     label,
     label_boxes,
     lone_cell,
@@ -714,19 +715,10 @@ def corner_rings(g: Grid) -> Grid | None:
 def _brackets_across(g):
     """`meet_brackets` for two cells on one row (the caller turns a column pair into a row)."""
     h, w = g.shape
-    ys = np.empty(2, dtype=np.int64)
-    xs = np.empty(2, dtype=np.int64)
-    k = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != 0:
-                if k == 2:
-                    return empty()
-                ys[k], xs[k] = y, x
-                k += 1
-    d = xs[1] - xs[0]
-    if k < 2 or ys[0] != ys[1] or d < 7 or d % 2 == 0:
+    ys, xs, k = first_cells(g, -1, 2)
+    if k != 2 or ys[0] != ys[1] or xs[1] - xs[0] < 7 or (xs[1] - xs[0]) % 2 == 0:
         return empty()
+    d = xs[1] - xs[0]
     y = ys[0]
     out = g.copy()
     for i in range(2):

@@ -865,12 +865,13 @@ def notch_lines(g: Grid) -> Grid | None:
                 cols[x] += 1
     out = g.copy()
     notches = 0
+    most_r, most_c = rows.max(), cols.max()  # a row or column with under half as many is the frame's
     for y in range(y0, y1):
         for x in range(x0, x1):
             if g[y, x] != inner:
                 continue
-            down = 2 * rows[y] < rows.max()  # a row of the frame: the notch points up or down
-            across = 2 * cols[x] < cols.max()
+            down = 2 * rows[y] < most_r  # a row of the frame: the notch points up or down
+            across = 2 * cols[x] < most_c
             if down == across:
                 continue
             notches += 1
@@ -880,7 +881,7 @@ def notch_lines(g: Grid) -> Grid | None:
                 inside = y0 <= yy < y1 and x0 <= xx < x1
                 if not inside:
                     out[yy, xx] = inner
-                elif (2 * rows[yy] >= rows.max()) if down else (2 * cols[xx] >= cols.max()):
+                elif (2 * rows[yy] >= most_r) if down else (2 * cols[xx] >= most_c):
                     out[yy, xx] = frame
             out[y, x] = frame
     return out if notches else empty()
