@@ -850,3 +850,150 @@ def corner_squares(g: Grid) -> Grid | None:
             if not tie and max(abs(y - cy[near]), abs(x - cx[near])) % 2 == 0:
                 out[y, x] = g[cy[near], cx[near]]
     return out
+
+
+@njit
+def _open_outline(out, c, t, b, l, r, shut):
+    """Draw in colour c the sides of the box rows t..b, columns l..r that `shut` flags (top, bottom,
+    left, right), clipped to the grid; an unflagged side lies past the edge."""
+    h, w = out.shape
+    for x in range(max(l, 0), min(r, w - 1) + 1):
+        if shut[0] and 0 <= t < h:
+            out[t, x] = c
+        if shut[1] and 0 <= b < h:
+            out[b, x] = c
+    for y in range(max(t, 0), min(b, h - 1) + 1):
+        if shut[2] and 0 <= l < w:
+            out[y, l] = c
+        if shut[3] and 0 <= r < w:
+            out[y, r] = c
+
+
+@njit
+def _shut_sides(labels, i, t, l, b, r):
+    """Which sides of label i's box (top, bottom, left, right) the label fills end to end."""
+    shut = np.ones(4, dtype=np.bool_)
+    for x in range(l, r + 1):
+        shut[0] &= labels[t, x] == i
+        shut[1] &= labels[b, x] == i
+    for y in range(t, b + 1):
+        shut[2] &= labels[y, l] == i
+        shut[3] &= labels[y, r] == i
+    return shut
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def extend_rings(g: Grid) -> Grid | None:
+    """Nested box outlines of one colour, cut by the edge, one step apart: more rings at that step out to the edges."""
+    h, w = g.shape
+    n = counts(g)
+    c = 0
+    for k in range(1, 256):
+        if n[k] > 0:
+            if c != 0:
+                return empty()
+            c = k
+    labels, k = label(g, True, False)
+    if c == 0 or k < 2:
+        return empty()
+    box = label_boxes(labels, k)
+    area = (box[1:, 2] - box[1:, 0] + 1) * (box[1:, 3] - box[1:, 1] + 1)
+    order = np.argsort(area) + 1
+    o = order[k - 1]
+    shut = _shut_sides(labels, o, box[o, 0], box[o, 1], box[o, 2], box[o, 3])
+    if not shut.any():
+        return empty()
+    step = 0
+    drawn = np.zeros((h, w), dtype=np.uint8)
+    for j in range(k):
+        i = order[j]
+        t, l, b, r = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
+        if (_shut_sides(labels, i, t, l, b, r) != shut).any():
+            return empty()
+        if (not shut[0] and t > 0) or (not shut[1] and b < h - 1) or (not shut[2] and l > 0) \
+                or (not shut[3] and r < w - 1):
+            return empty()  # an open side short of the edge
+        _open_outline(drawn, c, t, b, l, r, shut)
+        if j == 0:
+            continue
+        p = order[j - 1]  # the ring inside this one
+        gaps = (box[p, 0] - t, b - box[p, 2], box[p, 1] - l, r - box[p, 3])
+        for s in range(4):
+            if shut[s]:
+                if step == 0:
+                    step = gaps[s]
+                if gaps[s] != step or step < 2:
+                    return empty()
+    for y in range(h):
+        for x in range(w):
+            if (drawn[y, x] != 0) != (g[y, x] != 0):
+                return empty()
+    t, l, b, r = box[o, 0], box[o, 1], box[o, 2], box[o, 3]
+    while (shut[0] and t >= 0) or (shut[1] and b < h) or (shut[2] and l >= 0) or (shut[3] and r < w):
+        t, b = t - step if shut[0] else t, b + step if shut[1] else b
+        l, r = l - step if shut[2] else l, r + step if shut[3] else r
+        _open_outline(drawn, c, t, b, l, r, shut)
+    return drawn
+
+
+@njit
+def _sign(v):
+    """-1, 0 or 1 as v is negative, zero or positive."""
+    return 1 if v > 0 else (-1 if v < 0 else 0)
+
+
+@njit
+def _route(g, out, y, x, dy, dx, start, goal, ty, tx):
+    """Run from (y, x) in direction (dy, dx), painting colour `start` on empty cells, turning toward
+    (ty, tx) where the way is blocked, until the next cell holds colour `goal`; False when blocked at
+    the first step or straight after a turn, or when no turn leads toward the goal."""
+    h, w = g.shape
+    turned = True  # the first step may not turn
+    for _ in range(h * w):
+        ny, nx = y + dy, x + dx
+        if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == goal:
+            return True
+        if 0 <= ny < h and 0 <= nx < w and g[ny, nx] == 0:
+            out[ny, nx] = start
+            y, x = ny, nx
+            turned = False
+            continue
+        if turned:
+            return False
+        dy, dx = _sign(ty - y) if dy == 0 else 0, _sign(tx - x) if dx == 0 else 0
+        if dy == 0 and dx == 0:
+            return False
+        turned = True
+    return False
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def route_around(g: Grid, low: bool) -> Grid | None:
+    """A two-cell bar runs on from one end (only one may), turning toward a second bar at walls, to meet it."""
+    h, w = g.shape
+    n = counts(g)
+    pair = np.zeros(2, dtype=np.int64)
+    k = 0
+    for c in range(1, 256):
+        if n[c] == 2:
+            if k == 2:
+                return empty()
+            pair[k] = c
+            k += 1
+    if k != 2:
+        return empty()
+    start, goal = (pair[0], pair[1]) if low else (pair[1], pair[0])
+    ys, xs, _ = first_cells(g, start, 2)
+    gy, gx, _ = first_cells(g, goal, 1)
+    dy, dx = ys[1] - ys[0], xs[1] - xs[0]
+    if abs(dy) + abs(dx) != 1:
+        return empty()
+    found = empty()
+    for end in range(2):
+        out = g.copy()
+        s = 1 if end == 1 else -1
+        if _route(g, out, ys[end], xs[end], dy * s, dx * s, start, goal, gy[0], gx[0]):
+            if found.size:
+                return empty()
+            found = out
+    return found

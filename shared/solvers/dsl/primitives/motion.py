@@ -11,6 +11,7 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
+    argmax_count,
     biggest_object,
     box_corners,
     cells_box,
@@ -1056,3 +1057,69 @@ def fit_between_bars(g: Grid) -> Grid | None:
         for x in range(sx1 - sx0 + 1):
             out[1 + y, 1 + x] = g[sy0 + y, sx1 - x if flip else sx0 + x]
     return out
+
+
+@njit
+def _hinge_run(g, cells, n, many):
+    """(head, hinge) indices into the n cells of a straight run, or (-1, -1): a head cell at one end,
+    one hinge cell inside, every other cell one body colour, the hinge's colour neither; the body's
+    colour has more cells in the grid than the head's (`many`: cells per colour)."""
+    if n < 3:
+        return -1, -1
+    for head in (0, n - 1):
+        other = n - 1 - head
+        body = g[cells[other, 0], cells[other, 1]]
+        top = g[cells[head, 0], cells[head, 1]]
+        if top == body or many[body] <= many[top]:
+            continue
+        hinge = -1
+        for k in range(n):
+            if k != head and g[cells[k, 0], cells[k, 1]] != body:
+                if hinge >= 0 or k == other:
+                    hinge = -2  # not this way round
+                    break
+                hinge = k
+        if hinge >= 0 and g[cells[hinge, 0], cells[hinge, 1]] != top:
+            return head, hinge
+    return -1, -1
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def fold_at_hinge(g: Grid) -> Grid | None:
+    """A line with a head at one end and one odd cell inside: the part past that cell folds square toward the middle."""
+    h, w = g.shape
+    many = counts(g)
+    bg = argmax_count(many)
+    out = g.copy()
+    cells = np.empty((max(h, w), 2), dtype=np.int64)
+    folded = False
+    for vertical in range(2):
+        for line in range(w if vertical else h):
+            m = h if vertical else w
+            k = 0
+            while k < m:
+                n = 0
+                while k < m and g[k if vertical else line, line if vertical else k] != bg:
+                    cells[n, 0], cells[n, 1] = (k, line) if vertical else (line, k)
+                    n += 1
+                    k += 1
+                k += 1
+                head, hinge = _hinge_run(g, cells, n, many)
+                if head < 0:
+                    continue
+                hy, hx = cells[hinge, 0], cells[hinge, 1]
+                mid2, at2 = (w - 1, 2 * hx) if vertical else (h - 1, 2 * hy)  # doubled, to stay whole
+                if at2 == mid2:
+                    return empty()
+                turn = 1 if at2 < mid2 else -1
+                step = 1 if head < hinge else -1
+                j = hinge + step
+                while 0 <= j < n:
+                    d = abs(j - hinge)
+                    y, x = (hy, hx + turn * d) if vertical else (hy + turn * d, hx)
+                    out[cells[j, 0], cells[j, 1]] = bg
+                    if 0 <= y < h and 0 <= x < w:
+                        out[y, x] = g[cells[j, 0], cells[j, 1]]
+                    j += step
+                folded = True
+    return out if folded else empty()

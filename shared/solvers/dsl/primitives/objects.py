@@ -16,11 +16,13 @@ from scipy import ndimage
 from shared.grids import cached_by_grid
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
+    argmax_count,
     cells_box,
     counts,
     empty,
     enclosed_zeros,
     label,
+    label_boxes,
     new_parts,
     no_parts,
     object_cells,
@@ -652,3 +654,97 @@ def joined_pair(g: Grid) -> Grid | None:
                     elif first[r] != lab[y, x]:
                         out[0, 0] = b
     return out
+
+
+@njit
+def _window_of_scaled(g, c, y0, x0, y1, x1, s, sy0, sx0, sy1, sx1, k):
+    """Whether the cells of colour c in the box (y0, x0)-(y1, x1) are a window onto the cells of colour
+    s in its box (sy0, sx0)-(sy1, sx1) blown up k times (boxes inclusive), at some offset."""
+    bh, bw = y1 - y0 + 1, x1 - x0 + 1
+    kh, kw = (sy1 - sy0 + 1) * k, (sx1 - sx0 + 1) * k
+    for oy in range(kh - bh + 1):
+        for ox in range(kw - bw + 1):
+            fits = True
+            for y in range(bh):
+                for x in range(bw):
+                    if (g[y0 + y, x0 + x] == c) != (g[sy0 + (oy + y) // k, sx0 + (ox + x) // k] == s):
+                        fits = False
+                        break
+                if not fits:
+                    break
+            if fits:
+                return True
+    return False
+
+
+@primitive(cost=2, shape="change", first=True, kernel=True)
+def scaled_match(g: Grid) -> Grid | None:
+    """The largest colour's shape, cut off by the edge, is another colour's shape blown up: crop that shape."""
+    h, w = g.shape
+    n = counts(g)
+    bg = argmax_count(n)
+    lab = np.zeros((h, w), dtype=np.int32)
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] != bg and 0 < g[y, x] <= 9:
+                lab[y, x] = g[y, x]
+    box = label_boxes(lab, 9)
+    big = 0
+    for c in range(1, 10):
+        if c != bg and n[c] > 0 and (big == 0 or n[c] > n[big]):
+            big = c
+    y0, x0, y1, x1 = box[big, 0], box[big, 1], box[big, 2], box[big, 3]
+    if big == 0 or not (y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1):
+        return empty()
+    found = 0
+    for s in range(1, 10):
+        if s == bg or s == big or n[s] == 0:
+            continue
+        for k in range(2, 5):
+            if _window_of_scaled(g, big, y0, x0, y1, x1, s, box[s, 0], box[s, 1], box[s, 2], box[s, 3], k):
+                if found != 0 and found != s:
+                    return empty()
+                found = s
+    if found == 0:
+        return empty()
+    out = g[box[found, 0]:box[found, 2] + 1, box[found, 1]:box[found, 3] + 1].copy()
+    for y in range(out.shape[0]):
+        for x in range(out.shape[1]):
+            if out[y, x] != found:
+                out[y, x] = bg
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def legend_boxes(g: Grid) -> Grid | None:
+    """Keys of colour a beside colour b: each shape of colour a fills its box, one wider, with b (not its holes)."""
+    h, w = g.shape
+    labels, k = label(g, True, True)
+    box = label_boxes(labels, k)
+    key = np.zeros(256, dtype=np.int64)  # shape colour -> box colour
+    legend = np.zeros(k + 1, dtype=np.bool_)
+    for i in range(1, k + 1):  # a key: two 1 x 2 bars side by side, touching no other cell
+        y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
+        if box[i, 4] != 2 or y1 != y0 + 1 or x0 != x1 or x0 + 1 >= w:
+            continue
+        j = labels[y0, x0 + 1]
+        if j == 0 or labels[y1, x0 + 1] != j or box[j, 4] != 2:
+            continue
+        a, b = g[y0, x0], g[y0, x0 + 1]
+        if key[a] != 0 and key[a] != b:
+            return empty()
+        key[a] = b
+        legend[i] = legend[j] = True
+    out = g.copy()
+    holes = enclosed_zeros(g)
+    drawn = False
+    for i in range(1, k + 1):
+        b = key[g[box[i, 5], box[i, 6]]]
+        if legend[i] or b == 0:
+            continue
+        for y in range(max(box[i, 0] - 1, 0), min(box[i, 2] + 2, h)):
+            for x in range(max(box[i, 1] - 1, 0), min(box[i, 3] + 2, w)):
+                if g[y, x] == 0 and not holes[y, x]:
+                    out[y, x] = b
+                    drawn = True
+    return out if drawn else empty()

@@ -15,13 +15,17 @@ import numpy as np
 
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
+    argmax_count,
     bbox_nonzero,
     counts,
     empty,
     find_uniform_lines,
+    label,
+    label_boxes,
     new_parts,
     no_parts,
     part,
+    swap_zero,
     uniform_lines,
 )
 from shared.solvers.dsl.primitives.lines import connect
@@ -850,4 +854,70 @@ def kron_key_panels(g: Grid) -> Grid | None:
                 for x in range(k):
                     if g[tops[0] + y, lefts[0] + x] != 0:
                         out[i * k + y, j * k + x] = c
+    return out
+
+
+@njit
+def _box_layout(labels, n, h, w):
+    """(rows, columns, tops, lefts) of the components of a label grid that do not touch the border,
+    when their top rows and left columns lay them out as a full grid of rows x columns, one per
+    place; rows 0 otherwise. tops and lefts hold the distinct values, sorted."""
+    box = label_boxes(labels, n)
+    inner = 0
+    for i in range(1, n + 1):
+        if box[i, 0] > 0 and box[i, 1] > 0 and box[i, 2] < h - 1 and box[i, 3] < w - 1:
+            inner += 1
+    none = np.zeros(0, dtype=np.int64)
+    if inner < 2:
+        return 0, 0, none, none
+    tops = np.empty(inner, dtype=np.int64)
+    lefts = np.empty(inner, dtype=np.int64)
+    k = 0
+    for i in range(1, n + 1):
+        if box[i, 0] > 0 and box[i, 1] > 0 and box[i, 2] < h - 1 and box[i, 3] < w - 1:
+            tops[k], lefts[k] = box[i, 0], box[i, 1]
+            k += 1
+    ut, ul = np.unique(tops), np.unique(lefts)
+    if ut.shape[0] * ul.shape[0] != inner:
+        return 0, 0, none, none
+    seen = np.zeros((ut.shape[0], ul.shape[0]), dtype=np.bool_)
+    for k in range(inner):
+        i, j = np.searchsorted(ut, tops[k]), np.searchsorted(ul, lefts[k])
+        if seen[i, j]:
+            return 0, 0, none, none
+        seen[i, j] = True
+    return ut.shape[0], ul.shape[0], ut, ul
+
+
+@primitive(cost=2, kernel=True)
+def box_marks(g: Grid) -> Grid | None:
+    """Boxes in rows and columns on a background: the layout as a grid: each box's marked colour, else its own."""
+    h, w = g.shape
+    n = counts(g)
+    best, best_b = 0, -1
+    for b in range(10):  # the background: the colour that leaves the most boxes, laid out in full
+        if n[b] == 0:
+            continue
+        labels, k = label(swap_zero(g, b) if b != 0 else g, True, False)
+        rows, cols, _, _ = _box_layout(labels, k, h, w)
+        if rows * cols > best:
+            best, best_b = rows * cols, b
+    if best_b < 0:
+        return empty()
+    labels, k = label(swap_zero(g, best_b) if best_b != 0 else g, True, False)
+    rows, cols, tops, lefts = _box_layout(labels, k, h, w)
+    box = label_boxes(labels, k)
+    out = np.zeros((rows, cols), dtype=np.uint8)
+    for i in range(1, k + 1):
+        if box[i, 0] == 0 or box[i, 1] == 0 or box[i, 2] == h - 1 or box[i, 3] == w - 1:
+            continue
+        m = np.zeros(256, dtype=np.int64)
+        for y in range(box[i, 0], box[i, 2] + 1):
+            for x in range(box[i, 1], box[i, 3] + 1):
+                if labels[y, x] == i:
+                    m[g[y, x]] += 1
+        frame = argmax_count(m)
+        m[frame] = 0
+        mark = argmax_count(m)
+        out[np.searchsorted(tops, box[i, 0]), np.searchsorted(lefts, box[i, 1])] = mark if m[mark] > 0 else frame
     return out

@@ -520,3 +520,69 @@ def jog_rays(g: Grid, low: bool) -> Grid | None:
 def bounce_rays_past(g: Grid, c: Color) -> Grid | None:
     """`bounce_rays`, but the rays cross the cells of colour c (painting them) instead of turning off them."""
     return _bounce(g, c)
+
+
+@njit
+def _open_side(g, labels, i, y0, x0, y1, x1):
+    """(side, a, b) for object i in its box: the one side of the box (0 top, 1 bottom, 2 left, 3 right)
+    with empty cells, which run unbroken from a to b (inclusive, along the side) short of its ends;
+    side -1 when no side or several sides are open, or a gap is broken or reaches a corner."""
+    side, a, b = -1, -1, -1
+    for s in range(4):
+        m = x1 - x0 + 1 if s < 2 else y1 - y0 + 1
+        first, last, gaps = -1, -1, 0
+        for k in range(m):
+            y = (y0 if s == 0 else y1) if s < 2 else y0 + k
+            x = x0 + k if s < 2 else (x0 if s == 2 else x1)
+            if g[y, x] == 0:
+                if first < 0:
+                    first = k
+                last = k
+                gaps += 1
+            elif labels[y, x] != i:
+                return -1, -1, -1
+        if gaps == 0:
+            continue
+        if side >= 0 or first == 0 or last == m - 1 or gaps != last - first + 1:
+            return -1, -1, -1
+        side, a, b = s, first, last
+    return side, a, b
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def cup_beam(g: Grid) -> Grid | None:
+    """A cup open on one side fills (a marker) and shines out of the gap: a beam, a diagonal ray at each end."""
+    h, w = g.shape
+    c = MARKER
+    labels, n = label(g, True, False)
+    box = label_boxes(labels, n)
+    out = g.copy()
+    shone = False
+    for i in range(1, n + 1):
+        y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
+        if y1 - y0 < 2 or x1 - x0 < 2:
+            continue
+        side, a, b = _open_side(g, labels, i, y0, x0, y1, x1)
+        if side < 0:
+            continue
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                if g[y, x] == 0:
+                    out[y, x] = c
+        iy, ix = _inward(side)
+        dy, dx = -iy, -ix  # out of the cup
+        ay, ax = (0, 1) if side < 2 else (1, 0)  # along the open side
+        sy = (y0 if side == 0 else y1) if side < 2 else y0
+        sx = x0 if side < 2 else (x0 if side == 2 else x1)
+        for k in range(a, b + 1):
+            y, x = sy + ay * k + dy, sx + ax * k + dx
+            while 0 <= y < h and 0 <= x < w and g[y, x] == 0:
+                out[y, x] = c
+                y, x = y + dy, x + dx
+        for k, ey, ex in ((a, dy - ay, dx - ax), (b, dy + ay, dx + ax)):
+            y, x = sy + ay * k + ey, sx + ax * k + ex
+            while 0 <= y < h and 0 <= x < w and g[y, x] == 0:
+                out[y, x] = c
+                y, x = y + ey, x + ex
+        shone = True
+    return out if shone else empty()
