@@ -833,6 +833,10 @@ CASES = {
                       G([0, 0, 1, 1, 1, 0], [0, 0, 1, 3, 1, 0], [0, 0, 1, 1, 1, 0], [0] * 6, [3, 1, 0, 0, 0, 0],
                         [3, 1, 0, 0, 0, 0])),
                      (G([0, 3, 0]), (), None)],  # no key
+    # the 2s fill two corners and step in; the lone 3 stays
+    "corners_inward": [(G([2, 0, 0, 0, 3], [0] * 5, [0] * 5, [0] * 5, [0, 0, 0, 0, 2]), (),
+                        G([0, 0, 0, 0, 3], [0, 2, 0, 0, 0], [0] * 5, [0, 0, 0, 2, 0], [0] * 5)),
+                       (G([2, 0, 3], [0, 0, 0], [1, 0, 0]), (), None)],  # no colour in two corners
     # past the 3 the line folds down, toward the middle row; on the middle row it has no way to go
     "fold_at_hinge": [(G([0] * 5, [5, 2, 3, 2, 2], [0] * 5, [0] * 5, [0] * 5), (),
                        G([0] * 5, [5, 2, 3, 0, 0], [0, 0, 2, 0, 0], [0, 0, 2, 0, 0], [0] * 5)),

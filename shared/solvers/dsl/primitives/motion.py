@@ -1123,3 +1123,53 @@ def fold_at_hinge(g: Grid) -> Grid | None:
                     j += step
                 folded = True
     return out if folded else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def corners_inward(g: Grid) -> Grid | None:
+    """Solid blocks in the corners whose colour fills two corners or more each step diagonally inward by their size."""
+    h, w = g.shape
+    bg = argmax_count(counts(g))
+    box = np.zeros((4, 4), dtype=np.int64)  # per corner: top, left, height, width of its block (height 0: none)
+    seen = np.zeros(256, dtype=np.int64)
+    for k in range(4):
+        cy, cx = (0 if k < 2 else h - 1), (0 if k % 2 == 0 else w - 1)
+        c = g[cy, cx]
+        if c == bg:
+            continue
+        sy, sx = (1 if k < 2 else -1), (1 if k % 2 == 0 else -1)
+        bh, bw = 0, 0
+        while bh < h and g[cy + sy * bh, cx] == c:
+            bh += 1
+        while bw < w and g[cy, cx + sx * bw] == c:
+            bw += 1
+        if bh == h or bw == w:
+            return empty()
+        top, left = min(cy, cy + sy * (bh - 1)), min(cx, cx + sx * (bw - 1))
+        for y in range(top, top + bh):
+            for x in range(left, left + bw):
+                if g[y, x] != c:
+                    return empty()  # not a solid block
+        for j in range(bh + 1):  # the block stands apart: background along its inner sides
+            if g[cy + sy * j, cx + sx * bw] != bg:
+                return empty()
+        for j in range(bw + 1):
+            if g[cy + sy * bh, cx + sx * j] != bg:
+                return empty()
+        box[k, 0], box[k, 1], box[k, 2], box[k, 3] = top, left, bh, bw
+        seen[c] += 1
+    out = g.copy()
+    moved = False
+    for k in range(4):
+        if box[k, 2] > 0 and seen[g[box[k, 0], box[k, 1]]] >= 2:
+            out[box[k, 0]:box[k, 0] + box[k, 2], box[k, 1]:box[k, 1] + box[k, 3]] = bg
+    for k in range(4):
+        if box[k, 2] == 0 or seen[g[box[k, 0], box[k, 1]]] < 2:
+            continue
+        top = box[k, 0] + (box[k, 2] if k < 2 else -box[k, 2])
+        left = box[k, 1] + (box[k, 3] if k % 2 == 0 else -box[k, 3])
+        if top < 0 or left < 0 or top + box[k, 2] > h or left + box[k, 3] > w:
+            return empty()
+        out[top:top + box[k, 2], left:left + box[k, 3]] = g[box[k, 0], box[k, 1]]
+        moved = True
+    return out if moved else empty()
