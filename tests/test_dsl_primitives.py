@@ -837,6 +837,10 @@ CASES = {
     "corners_inward": [(G([2, 0, 0, 0, 3], [0] * 5, [0] * 5, [0] * 5, [0, 0, 0, 0, 2]), (),
                         G([0, 0, 0, 0, 3], [0, 2, 0, 0, 0], [0] * 5, [0, 0, 0, 2, 0], [0] * 5)),
                        (G([2, 0, 3], [0, 0, 0], [1, 0, 0]), (), None)],  # no colour in two corners
+    # the 2 is the middle of a cross under the 5s; the zeros bar any longer arms
+    "complete_crosses": [(G([0] * 5, [0, 0, 5, 0, 0], [0, 5, 2, 5, 0], [0, 0, 5, 0, 0], [0] * 5), (),
+                          G([0] * 5, [0, 0, M, 0, 0], [0, M, 2, M, 0], [0, 0, M, 0, 0], [0] * 5)),
+                         (G([2, 2, 5]), (), None)],  # the rarer colour is not rare enough to hide
     # past the 3 the line folds down, toward the middle row; on the middle row it has no way to go
     "fold_at_hinge": [(G([0] * 5, [5, 2, 3, 2, 2], [0] * 5, [0] * 5, [0] * 5), (),
                        G([0] * 5, [5, 2, 3, 0, 0], [0, 0, 2, 0, 0], [0, 0, 2, 0, 0], [0] * 5)),

@@ -957,3 +957,114 @@ def tile_squares_bars(g: Grid) -> Grid | None:
         _piece(out, mask, p // w, p % w, k, 0, False)
         start = k + 1
     return empty()
+
+
+@njit
+def _on_cross(y, x, cy, cx, arm):
+    """Whether cell (y, x) lies on the cross of arms `arm` long centred at (cy, cx)."""
+    return (y == cy and abs(x - cx) <= arm) or (x == cx and abs(y - cy) <= arm)
+
+
+@njit
+def _mark_cross(owner, cy, cx, arm, v):
+    """Set the cells of the cross (arms `arm` long, centred at (cy, cx)) inside the grid to v."""
+    h, w = owner.shape
+    for d in range(-arm, arm + 1):
+        if 0 <= cy + d < h:
+            owner[cy + d, cx] = v
+        if 0 <= cx + d < w:
+            owner[cy, cx + d] = v
+
+
+@njit
+def _cross_free(owner, cy, cx, arm):
+    """Whether no cell of the cross inside the grid is taken."""
+    h, w = owner.shape
+    for d in range(-arm, arm + 1):
+        if (0 <= cy + d < h and owner[cy + d, cx] != 0) or (0 <= cx + d < w and owner[cy, cx + d] != 0):
+            return False
+    return True
+
+
+@njit
+def _cross_cover(g, p, arm, owner, budget):
+    """Cover every cell of colour p with crosses of arms `arm` long, none overlapping, each on non-zero
+    cells only, by backtracking (fewest hidden cells first); `owner` (zeros) comes back marking
+    the crosses' cells. False when there is no such cover, or none before `budget[0]` (steps, counted
+    down) runs out."""
+    h, w = g.shape
+    cy = np.empty(h * w, dtype=np.int64)
+    cx = np.empty(h * w, dtype=np.int64)
+    hidden = np.empty(h * w, dtype=np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            shown, cells, whole = 0, 0, True  # a cross may run past the edge
+            for d in range(-arm, arm + 1):
+                if 0 <= y + d < h:
+                    whole &= g[y + d, x] != 0
+                    shown += g[y + d, x] == p
+                    cells += 1
+                if d != 0 and 0 <= x + d < w:
+                    whole &= g[y, x + d] != 0
+                    shown += g[y, x + d] == p
+                    cells += 1
+            if whole and shown > 0:
+                cy[k], cx[k], hidden[k] = y, x, cells - shown
+                k += 1
+    order = np.argsort(hidden[:k], kind="mergesort")
+    py, px = np.nonzero(g == p)
+    tried = np.full(py.shape[0] + 1, -1, dtype=np.int64)  # per depth: the position in `order` placed there
+    depth = 0
+    while budget[0] > 0:
+        budget[0] -= 1
+        first = -1  # the first p cell no cross covers yet
+        for i in range(py.shape[0]):
+            if owner[py[i], px[i]] == 0:
+                first = i
+                break
+        if first < 0:
+            return True
+        j = tried[depth] + 1
+        while j < k:
+            c = order[j]
+            if _on_cross(py[first], px[first], cy[c], cx[c], arm) and _cross_free(owner, cy[c], cx[c], arm):
+                break
+            j += 1
+        if j < k:
+            tried[depth] = j
+            _mark_cross(owner, cy[order[j]], cx[order[j]], arm, depth + 1)
+            depth += 1
+            tried[depth] = -1
+            continue
+        if depth == 0:
+            return False
+        depth -= 1  # take back the cross placed at this depth and try the next one there
+        c = order[tried[depth]]
+        _mark_cross(owner, cy[c], cx[c], arm, 0)
+    return False
+
+
+@primitive(cost=2.5, shape="keep", kernel=True)
+def complete_crosses(g: Grid) -> Grid | None:
+    """Crosses of the rarer of two colours, partly hidden by the other: whole crosses, their hidden cells a marker."""
+    h, w = g.shape
+    n = counts(g)
+    a, b = two_colours(n)
+    if a == 0:
+        return empty()
+    p, noise = (a, b) if n[a] < n[b] else (b, a)
+    if 4 * n[p] > n[noise]:
+        return empty()  # too many crosses' cells to hide under so few of the other colour
+    owner = np.zeros((h, w), dtype=np.int64)
+    budget = np.full(1, 1000, dtype=np.int64)  # backtracking steps for all the arm lengths together
+    for arm in range(min(6, min(h, w) // 2), 0, -1):  # the longest arms that cover every cell of p
+        owner[:, :] = 0
+        if _cross_cover(g, p, arm, owner, budget):
+            out = g.copy()
+            for y in range(h):
+                for x in range(w):
+                    if owner[y, x] != 0 and g[y, x] != p:
+                        out[y, x] = MARKER
+            return out
+    return empty()
