@@ -841,6 +841,10 @@ CASES = {
     "complete_crosses": [(G([0] * 5, [0, 0, 5, 0, 0], [0, 5, 2, 5, 0], [0, 0, 5, 0, 0], [0] * 5), (),
                           G([0] * 5, [0, 0, M, 0, 0], [0, M, 2, M, 0], [0, 0, M, 0, 0], [0] * 5)),
                          (G([2, 2, 5]), (), None)],  # the rarer colour is not rare enough to hide
+    # the ground of 2s is lowest in the third column and highest in the second
+    "peak_and_valley": [(G([1, 1, 1, 1], [1, 2, 1, 1], [2, 2, 1, 2], [2, 2, 2, 2]), (),
+                         G([1, M + 1, M, 1], [1, 2, M, 1], [2, 2, M, 2], [2, 2, 2, 2])),
+                        (G([1, 1], [2, 2]), (), None)],  # no one deepest column
     # past the 3 the line folds down, toward the middle row; on the middle row it has no way to go
     "fold_at_hinge": [(G([0] * 5, [5, 2, 3, 2, 2], [0] * 5, [0] * 5, [0] * 5), (),
                        G([0] * 5, [5, 2, 3, 0, 0], [0, 0, 2, 0, 0], [0, 0, 2, 0, 0], [0] * 5)),

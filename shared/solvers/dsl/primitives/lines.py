@@ -997,3 +997,47 @@ def route_around(g: Grid, low: bool) -> Grid | None:
                 return empty()
             found = out
     return found
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def peak_and_valley(g: Grid) -> Grid | None:
+    """Ground (the bottom row's colour) under sky: sky over the deepest column a marker, over the highest another."""
+    h, w = g.shape
+    ground = g[h - 1, 0]
+    sky = 0
+    for x in range(w):
+        if g[h - 1, x] != ground:
+            return empty()
+    top = np.empty(w, dtype=np.int64)  # per column: the row where its unbroken ground starts
+    for x in range(w):
+        y = h - 1
+        while y > 0 and g[y - 1, x] == ground:
+            y -= 1
+        top[x] = y
+        for k in range(y):
+            if g[k, x] != 0 and g[k, x] != ground:
+                if sky != 0 and g[k, x] != sky:
+                    return empty()
+                sky = g[k, x]
+    if sky == 0 or ground == 0:
+        return empty()
+    deep = np.argmax(top)
+    high = -1
+    for x in range(w):
+        if x != deep and top[x] == top[deep]:
+            return empty()  # two deepest columns
+        if top[x] < top[deep] and (high < 0 or top[x] < top[high]
+                                   or (top[x] == top[high] and abs(x - deep) > abs(high - deep))):
+            high = x
+    if high < 0:
+        return empty()
+    for x in range(w):  # the highest column must be the one farthest from the deepest among its ties
+        if x != high and top[x] == top[high] and abs(x - deep) == abs(high - deep):
+            return empty()
+    out = g.copy()
+    for y in range(h):
+        if g[y, deep] == sky:
+            out[y, deep] = MARKER
+        if g[y, high] == sky:
+            out[y, high] = MARKER + 1
+    return out
