@@ -723,7 +723,7 @@ def legend_boxes(g: Grid) -> Grid | None:
     box = label_boxes(labels, k)
     key = np.zeros(256, dtype=np.int64)  # shape colour -> box colour
     legend = np.zeros(k + 1, dtype=np.bool_)
-    for i in range(1, k + 1):  # a key: two 1 x 2 bars side by side, touching no other cell
+    for i in range(1, k + 1):  # a key: a two-cell upright bar of one colour, one of another at its right
         y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
         if box[i, 4] != 2 or y1 != y0 + 1 or x0 != x1 or x0 + 1 >= w:
             continue

@@ -553,7 +553,6 @@ def _open_side(g, labels, i, y0, x0, y1, x1):
 def cup_beam(g: Grid) -> Grid | None:
     """A cup open on one side fills (a marker) and shines out of the gap: a beam, a diagonal ray at each end."""
     h, w = g.shape
-    c = MARKER
     labels, n = label(g, True, False)
     box = label_boxes(labels, n)
     out = g.copy()
@@ -568,7 +567,7 @@ def cup_beam(g: Grid) -> Grid | None:
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 if g[y, x] == 0:
-                    out[y, x] = c
+                    out[y, x] = MARKER
         iy, ix = _inward(side)
         dy, dx = -iy, -ix  # out of the cup
         ay, ax = (0, 1) if side < 2 else (1, 0)  # along the open side
@@ -577,12 +576,12 @@ def cup_beam(g: Grid) -> Grid | None:
         for k in range(a, b + 1):
             y, x = sy + ay * k + dy, sx + ax * k + dx
             while 0 <= y < h and 0 <= x < w and g[y, x] == 0:
-                out[y, x] = c
+                out[y, x] = MARKER
                 y, x = y + dy, x + dx
         for k, ey, ex in ((a, dy - ay, dx - ax), (b, dy + ay, dx + ax)):
             y, x = sy + ay * k + ey, sx + ax * k + ex
             while 0 <= y < h and 0 <= x < w and g[y, x] == 0:
-                out[y, x] = c
+                out[y, x] = MARKER
                 y, x = y + ey, x + ex
         shone = True
     return out if shone else empty()
