@@ -413,3 +413,17 @@ def label_boxes(labels, n):
             box[i, 2] = max(box[i, 2], y)
             box[i, 3] = max(box[i, 3], x)
     return box
+
+
+@njit
+def boxes_by_colour(g):
+    """Per colour 0-9 (markers left out): (top, left, bottom, right) of the box its cells span,
+    inclusive, and its cell count; a colour with no cells keeps (h, w, -1, -1, 0)."""
+    lab = np.zeros(g.shape, dtype=np.int64)
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] <= 9:
+                lab[y, x] = g[y, x] + 1
+    b = label_boxes(lab, 10)
+    return b[1:, 0], b[1:, 1], b[1:, 2], b[1:, 3], b[1:, 4]

@@ -937,12 +937,6 @@ def extend_rings(g: Grid) -> Grid | None:
 
 
 @njit
-def _sign(v):
-    """-1, 0 or 1 as v is negative, zero or positive."""
-    return 1 if v > 0 else (-1 if v < 0 else 0)
-
-
-@njit
 def _route(g, out, y, x, dy, dx, start, goal, ty, tx):
     """Run from (y, x) in direction (dy, dx), painting colour `start` on empty cells, turning toward
     (ty, tx) where the way is blocked, until the next cell holds colour `goal`; False when blocked at
@@ -960,7 +954,7 @@ def _route(g, out, y, x, dy, dx, start, goal, ty, tx):
             continue
         if turned:
             return False
-        dy, dx = _sign(ty - y) if dy == 0 else 0, _sign(tx - x) if dx == 0 else 0
+        dy, dx = np.sign(ty - y) if dy == 0 else 0, np.sign(tx - x) if dx == 0 else 0
         if dy == 0 and dx == 0:
             return False
         turned = True
@@ -1022,18 +1016,17 @@ def peak_and_valley(g: Grid) -> Grid | None:
     if sky == 0 or ground == 0:
         return empty()
     deep = np.argmax(top)
-    high = -1
+    if (top == top[deep]).sum() > 1 or top.min() == top[deep]:
+        return empty()  # no one deepest column, or no column higher
+    high, far, ties = -1, -1, 0  # of the highest columns, the one farthest from the deepest
     for x in range(w):
-        if x != deep and top[x] == top[deep]:
-            return empty()  # two deepest columns
-        if top[x] < top[deep] and (high < 0 or top[x] < top[high]
-                                   or (top[x] == top[high] and abs(x - deep) > abs(high - deep))):
-            high = x
-    if high < 0:
+        if top[x] == top.min():
+            if abs(x - deep) > far:
+                high, far, ties = x, abs(x - deep), 1
+            elif abs(x - deep) == far:
+                ties += 1
+    if ties > 1:
         return empty()
-    for x in range(w):  # the highest column must be the one farthest from the deepest among its ties
-        if x != high and top[x] == top[high] and abs(x - deep) == abs(high - deep):
-            return empty()
     out = g.copy()
     for y in range(h):
         if g[y, deep] == sky:

@@ -17,6 +17,7 @@ from shared.grids import cached_by_grid
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     argmax_count,
+    boxes_by_colour,
     cells_box,
     counts,
     empty,
@@ -683,31 +684,26 @@ def scaled_match(g: Grid) -> Grid | None:
     h, w = g.shape
     n = counts(g)
     bg = argmax_count(n)
-    lab = np.zeros((h, w), dtype=np.int32)
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] != bg and 0 < g[y, x] <= 9:
-                lab[y, x] = g[y, x]
-    box = label_boxes(lab, 9)
+    top, left, bottom, right, _ = boxes_by_colour(g)
     big = 0
     for c in range(1, 10):
         if c != bg and n[c] > 0 and (big == 0 or n[c] > n[big]):
             big = c
-    y0, x0, y1, x1 = box[big, 0], box[big, 1], box[big, 2], box[big, 3]
-    if big == 0 or not (y0 == 0 or x0 == 0 or y1 == h - 1 or x1 == w - 1):
+    if big == 0 or not (top[big] == 0 or left[big] == 0 or bottom[big] == h - 1 or right[big] == w - 1):
         return empty()
     found = 0
     for s in range(1, 10):
         if s == bg or s == big or n[s] == 0:
             continue
         for k in range(2, 5):
-            if _window_of_scaled(g, big, y0, x0, y1, x1, s, box[s, 0], box[s, 1], box[s, 2], box[s, 3], k):
+            if _window_of_scaled(g, big, top[big], left[big], bottom[big], right[big], s, top[s], left[s], bottom[s],
+                                 right[s], k):
                 if found != 0 and found != s:
                     return empty()
                 found = s
     if found == 0:
         return empty()
-    out = g[box[found, 0]:box[found, 2] + 1, box[found, 1]:box[found, 3] + 1].copy()
+    out = g[top[found]:bottom[found] + 1, left[found]:right[found] + 1].copy()
     for y in range(out.shape[0]):
         for x in range(out.shape[1]):
             if out[y, x] != found:

@@ -894,18 +894,18 @@ def box_marks(g: Grid) -> Grid | None:
     """Boxes in rows and columns on a background: the layout as a grid: each box's marked colour, else its own."""
     h, w = g.shape
     n = counts(g)
-    best, best_b = 0, -1
+    rows, cols, k = 0, 0, 0
+    labels = np.zeros((h, w), dtype=np.int32)
+    tops = lefts = np.zeros(0, dtype=np.int64)
     for b in range(10):  # the background: the colour that leaves the most boxes, laid out in full
         if n[b] == 0:
             continue
-        labels, k = label(swap_zero(g, b) if b != 0 else g, True, False)
-        rows, cols, _, _ = _box_layout(labels, k, h, w)
-        if rows * cols > best:
-            best, best_b = rows * cols, b
-    if best_b < 0:
+        lab, m = label(swap_zero(g, b) if b != 0 else g, True, False)
+        r, c, t, lf = _box_layout(lab, m, h, w)
+        if r * c > rows * cols:
+            rows, cols, k, labels, tops, lefts = r, c, m, lab, t, lf
+    if rows == 0:
         return empty()
-    labels, k = label(swap_zero(g, best_b) if best_b != 0 else g, True, False)
-    rows, cols, tops, lefts = _box_layout(labels, k, h, w)
     box = label_boxes(labels, k)
     out = np.zeros((rows, cols), dtype=np.uint8)
     for i in range(1, k + 1):

@@ -12,6 +12,7 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     bbox_nonzero,
+    boxes_by_colour,
     counts,
     empty,
     enclosed_zeros,
@@ -473,24 +474,10 @@ def crop_block(g: Grid) -> Grid | None:
     return g[by0:by1 + 1, bx0:bx1 + 1].copy()
 
 
-@njit
-def _colour_boxes(g):
-    """Per colour 0-9 (markers left out): (top, left, bottom, right) of the box its cells span, and
-    its cell count (`_boxes` with colour k as label k + 1)."""
-    lab = np.zeros(g.shape, dtype=np.int64)
-    h, w = g.shape
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] <= 9:
-                lab[y, x] = g[y, x] + 1
-    y0, x0, y1, x1, size = _boxes(lab, 10)
-    return y0[1:], x0[1:], y1[1:], x1[1:], size[1:]
-
-
 @primitive(cost=2, shape="keep", kernel=True)
 def fill_colour_boxes(g: Grid) -> Grid | None:
     """Every colour with 2+ cells fills the box its cells span (larger boxes first, smaller on top)."""
-    y0, x0, y1, x1, size = _colour_boxes(g)
+    y0, x0, y1, x1, size = boxes_by_colour(g)
     area = np.full(10, -1, dtype=np.int64)
     for c in range(1, 10):
         if size[c] >= 2:
@@ -513,7 +500,7 @@ def repair_boxes(g: Grid, c: Color) -> Grid | None:
     """Cells of colour c take the colour of the topmost box (the span of a colour's cells, 0's too) over them."""
     # c marks over overlapping boxes
     # of two boxes, the one showing more cells where they overlap is on top; else the smaller
-    y0, x0, y1, x1, size = _colour_boxes(g)
+    y0, x0, y1, x1, size = boxes_by_colour(g)
     if c > 9 or size[c] == 0:
         return empty()
     h, w = g.shape
