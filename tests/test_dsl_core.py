@@ -408,11 +408,15 @@ def test_core_counts_match_what_it_kept():
 
 def test_core_stops_at_its_memory_cap_with_what_it_found():
     task = _task(FIXTURES["rotate_then_flip"], _inputs(5, side=(12, 16)))
-    cs = CoreSearch([p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test],
-                    time.monotonic() + 60, 4, max_bytes=10_000_000)
+    args = [p.input for p in task.train], [p.output for p in task.train], [p.input for p in task.test]
+    # the cap: what the first level takes (it grows with the primitives), and half a megabyte more
+    first = CoreSearch(*args, time.monotonic() + 60, 1)
+    assert first.run().stopped == "exhausted"
+    cap = first.nbytes() + 500_000
+    cs = CoreSearch(*args, time.monotonic() + 60, 4, max_bytes=cap)
     st_ = cs.run()
     assert st_.stopped == "memory"
-    assert cs.nbytes() <= 10_000_000
+    assert cs.nbytes() <= cap
     assert cs.exact(), "the shallow program was found before the cap"
 
 
