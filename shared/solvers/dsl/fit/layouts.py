@@ -2,6 +2,7 @@
 
 `fit_arrange`, `fit_extend` and `fit_crop` match the outputs' nonzero pattern (arrange, extend) or
 cells (crop); the search then fits a recolour of the built grids as an optional second step.
+`fit_pad` puts smaller values in a corner of a fixed-size grid of one colour.
 `fit_lookup` maps whole values to whole outputs when demo values repeat. `fit_panels` keeps the
 size: the panels between separator lines become turns and mirrors of the fullest one.
 """
@@ -77,6 +78,34 @@ def fit_crop(values: list[Grid], outputs: list[Grid]) -> tuple | None:
         if all(same(crop_at(v, y, x, h, w), o) for v, o in zip(values, outputs, strict=True)):
             return y, x, h, w
     return None
+
+
+def fit_pad(values: list[Grid], outputs: list[Grid]) -> list[tuple]:
+    """[(corner, h, w, fill), ...] for each corner where every output is its (smaller) value in that corner of
+    a grid of one colour: the outputs' cells outside the value all that colour. The value's cells must
+    then match up to a recolour (the search fits that)."""
+    h, w = outputs[0].shape
+    if any(o.shape != (h, w) for o in outputs) or any(v.shape[0] > h or v.shape[1] > w for v in values):
+        return []
+    if all(v.shape == (h, w) for v in values) or any(not v.any() for v in values):
+        return []
+    found = []
+    for corner in range(4):
+        fill = -1
+        for v, o in zip(values, outputs, strict=True):
+            vh, vw = v.shape
+            y0, x0 = (h - vh if corner >= 2 else 0), (w - vw if corner % 2 else 0)
+            outside = np.ones((h, w), dtype=bool)
+            outside[y0:y0 + vh, x0:x0 + vw] = False
+            colours = np.unique(o[outside])
+            if colours.size > 1 or (colours.size == 1 and fill >= 0 and colours[0] != fill):
+                break
+            if colours.size == 1:
+                fill = int(colours[0])
+        else:
+            if fill >= 0:
+                found.append((corner, h, w, fill))
+    return found
 
 
 def fit_lookup(values: list[Grid], outputs: list[Grid], tests: list[Grid]) -> dict | None:

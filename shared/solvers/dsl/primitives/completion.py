@@ -105,6 +105,64 @@ def _mirror_axis(g, unknown, axis):
     return best
 
 
+_NO_AXIS = -(1 << 30)
+
+
+@njit
+def _diagonal_axis(g, unknown, anti):
+    """Best diagonal mirror line where all known cell pairs agree, _NO_AXIS when none: the line
+    y = x + d (a cell's partner (x + d, y - d)), or with anti y + x = d (partner (d - x, d - y));
+    the line must pass near the grid's middle."""
+    h, w = g.shape
+    reach = min(h, w) // 4
+    centre = (h - w) // 2 if anti == 0 else (h + w - 2) // 2
+    best, best_overlap = _NO_AXIS, 0
+    for d in range(centre - reach, centre + reach + 1):
+        overlap = 0
+        ok = True
+        for y in range(h):
+            for x in range(w):
+                if unknown[y, x]:
+                    continue
+                ym, xm = (x + d, y - d) if anti == 0 else (d - x, d - y)
+                if ym < 0 or ym >= h or xm < 0 or xm >= w or unknown[ym, xm]:
+                    continue
+                if g[ym, xm] != g[y, x]:
+                    ok = False
+                    break
+                overlap += 1
+            if not ok:
+                break
+        if ok and overlap > best_overlap:
+            best, best_overlap = d, overlap
+    return best
+
+
+@njit
+def _fill_line(out, unknown, anti, d):
+    """Unknown cells on the diagonal mirror line (see _diagonal_axis) take its known cells' one colour."""
+    h, w = out.shape
+    colour = -1
+    hidden = False
+    for y in range(h):
+        x = y - d if anti == 0 else d - y
+        if x < 0 or x >= w:
+            continue
+        if unknown[y, x]:
+            hidden = True
+        elif colour < 0:
+            colour = out[y, x]
+        elif out[y, x] != colour:
+            return
+    if not hidden or colour < 0:
+        return
+    for y in range(h):
+        x = y - d if anti == 0 else d - y
+        if 0 <= x < w and unknown[y, x]:
+            out[y, x] = colour
+            unknown[y, x] = False
+
+
 @njit
 def _symmetry_complete(g, c):
     unknown, ok = _occluder(g, c)
@@ -113,6 +171,8 @@ def _symmetry_complete(g, c):
     h, w = g.shape
     out = g.copy()
     fill = np.zeros((h, w), dtype=np.bool_)
+    used = np.zeros(2, dtype=np.bool_)
+    offset = np.zeros(2, dtype=np.int64)
     for _ in range(2):
         for axis in range(2):
             s = _mirror_axis(out, unknown, axis)
@@ -138,22 +198,33 @@ def _symmetry_complete(g, c):
                         else:
                             out[y, x] = out[y, s - a]
                         unknown[y, x] = False
-        if h == w:
-            anyfill = False
-            agree = True
+        for anti in range(2):
+            d = _diagonal_axis(out, unknown, anti)
+            if d == _NO_AXIS:
+                continue
+            used[anti] = True
+            offset[anti] = d
             for y in range(h):
                 for x in range(w):
-                    fill[y, x] = unknown[y, x] and not unknown[x, y]
+                    if unknown[y, x]:
+                        ym, xm = (x + d, y - d) if anti == 0 else (d - x, d - y)
+                        if 0 <= ym < h and 0 <= xm < w and not unknown[ym, xm]:
+                            fill[y, x] = True
+                        else:
+                            fill[y, x] = False
+                    else:
+                        fill[y, x] = False
+            for y in range(h):
+                for x in range(w):
                     if fill[y, x]:
-                        anyfill = True
-                    if not unknown[y, x] and not unknown[x, y] and out[y, x] != out[x, y]:
-                        agree = False
-            if anyfill and agree:
-                for y in range(h):
-                    for x in range(w):
-                        if fill[y, x]:
-                            out[y, x] = out[x, y]
-                            unknown[y, x] = False
+                        ym, xm = (x + d, y - d) if anti == 0 else (d - x, d - y)
+                        out[y, x] = out[ym, xm]
+                        unknown[y, x] = False
+    # cells left on a diagonal mirror line (their own partners) take that line's colour, when all of
+    # its known cells share one
+    for anti in range(2):
+        if used[anti]:
+            _fill_line(out, unknown, anti, offset[anti])
     for y in range(h):
         for x in range(w):
             if unknown[y, x]:

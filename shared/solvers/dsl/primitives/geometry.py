@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, counts, empty, empty_box, label
+from shared.solvers.dsl.primitives.kernels import argmax_count, bbox_nonzero, counts, empty, empty_box, label
 from shared.solvers.dsl.primitives.registry import RIGHT, primitive
-from shared.solvers.dsl.types import MAX_SIDE, Color, Grid
+from shared.solvers.dsl.types import MARKER, MAX_SIDE, Color, Grid
 
 
 @primitive(cost=1, kernel=True)
@@ -783,4 +783,29 @@ def quadrant_of(g: Grid, c: Color) -> Grid | None:
         return empty()
     out = np.zeros((h, w), dtype=np.uint8)
     out[qy * (h // 2):(qy + 1) * (h // 2), qx * (w // 2):(qx + 1) * (w // 2)] = c
+    return out
+
+
+@primitive(cost=2, shape="change", kernel=True)
+def echo_top_row(g: Grid) -> Grid | None:
+    """Marks on the top row and left column only: the top two rows, then the top row's marks in a marker."""
+    h, w = g.shape
+    if h < 3:
+        return empty()
+    bg = argmax_count(counts(g))
+    for y in range(1, h):
+        for x in range(1, w):
+            if g[y, x] != bg:
+                return empty()
+    out = np.empty((3, w), dtype=np.uint8)
+    out[:2] = g[:2]
+    marks = 0
+    for x in range(w):
+        if g[0, x] != bg:
+            out[2, x] = MARKER
+            marks += 1
+        else:
+            out[2, x] = bg
+    if marks == 0 or marks == w:
+        return empty()
     return out

@@ -48,6 +48,18 @@ def crop_at(g: Grid, y: int, x: int, h: int, w: int) -> Grid | None:
 
 
 @primitive(search=False)
+def pad_to(g: Grid, corner: int, h: int, w: int, fill: int) -> Grid | None:
+    """g in corner 0-3 (top left, top right, bottom left, bottom right) of an h x w grid of colour fill."""
+    gh, gw = g.shape
+    if gh > h or gw > w:
+        return None
+    out = np.full((h, w), fill, dtype=np.uint8)
+    y0, x0 = (h - gh if corner >= 2 else 0), (w - gw if corner % 2 else 0)
+    out[y0:y0 + gh, x0:x0 + gw] = g
+    return out
+
+
+@primitive(search=False)
 def stamp(g: Grid, stamps: dict) -> Grid:
     """Around every cell of colour c paint stamps[c] = ((dy, dx, colour), ...) onto zero cells."""
     out = g.copy()

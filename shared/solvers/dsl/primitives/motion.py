@@ -17,6 +17,7 @@ from shared.solvers.dsl.primitives.kernels import (
     cells_box,
     counts,
     empty,
+    first_cells,
     lone_cell,
     object_cells,
     outside_zeros,
@@ -1173,3 +1174,19 @@ def corners_inward(g: Grid) -> Grid | None:
         out[top:top + box[k, 2], left:left + box[k, 3]] = g[box[k, 0], box[k, 1]]
         moved = True
     return out if moved else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def drop_under_stripes(g: Grid) -> Grid | None:
+    """A lone cell steps down a row; above it, every second column (its own among them) takes a marker."""
+    ys, xs, n = first_cells(g, -1, 1)
+    h, w = g.shape
+    if n != 1 or ys[0] + 1 >= h:
+        return empty()
+    y, x = ys[0], xs[0]
+    out = np.zeros((h, w), dtype=np.uint8)
+    out[y + 1, x] = g[y, x]
+    for r in range(y + 1):
+        for c in range(x % 2, w, 2):
+            out[r, c] = MARKER
+    return out

@@ -28,10 +28,11 @@ from shared.solvers.dsl.primitives.kernels import (
     no_parts,
     object_cells,
     part,
+    split_colour,
     two_colours,
 )
 from shared.solvers.dsl.primitives.registry import primitive
-from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Grid, Grids
+from shared.solvers.dsl.types import GRID, GRIDS, MAX_PARTS, Color, Grid, Grids
 
 _STRUCTURE = {True: np.ones((3, 3), dtype=bool), False: ndimage.generate_binary_structure(2, 1)}
 
@@ -744,3 +745,25 @@ def legend_boxes(g: Grid) -> Grid | None:
                     out[y, x] = b
                     drawn = True
     return out if drawn else empty()
+
+
+@primitive(cost=2, params="colours", shape="change", kernel=True)
+def count_blocks(g: Grid, c: Color) -> Grid | None:
+    """A 1 x k row of colour c: k counts its blocks (solid, all one size) among its lone cells."""
+    if c == 0:
+        return empty()
+    labels, n = label(split_colour(g, c)[0], False, True)
+    if n == 0:
+        return empty()
+    box = label_boxes(labels, n)
+    k, size = 0, 0
+    for i in range(1, n + 1):
+        cells = box[i, 4]
+        if cells > 1:
+            if (size and cells != size) or (box[i, 2] - box[i, 0] + 1) * (box[i, 3] - box[i, 1] + 1) != cells:
+                return empty()
+            size = cells
+            k += 1
+    if k == 0 or k == n:
+        return empty()
+    return np.full((1, k), c, dtype=np.uint8)

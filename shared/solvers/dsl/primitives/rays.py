@@ -585,3 +585,26 @@ def cup_beam(g: Grid) -> Grid | None:
                 y, x = y + ey, x + ex
         shone = True
     return out if shone else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def marks_under(g: Grid) -> Grid | None:
+    """Under each one-colour arch (odd width, open at its bottom middle), a marker on the bottom row below it."""
+    h, w = g.shape
+    labels, n = label(g, True, True)
+    if n == 0:
+        return empty()
+    box = label_boxes(labels, n)
+    out = g.copy()
+    for i in range(1, n + 1):
+        left, bottom, right = box[i, 1], box[i, 2], box[i, 3]
+        if (right - left) % 2 or bottom >= h - 1:
+            return empty()
+        x = (left + right) // 2
+        if g[bottom, x] != 0:
+            return empty()
+        for y in range(bottom + 1, h):
+            if g[y, x] != 0:
+                return empty()
+        out[h - 1, x] = MARKER
+    return out
