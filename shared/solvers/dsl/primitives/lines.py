@@ -1034,3 +1034,34 @@ def peak_and_valley(g: Grid) -> Grid | None:
         if g[y, high] == sky:
             out[y, high] = MARKER + 1
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def join_narrowest(g: Grid) -> Grid | None:
+    """Rows holding two cells of one colour: those of the narrowest pair are joined by a line of it."""
+    h, w = g.shape
+    left = np.full(h, -1, dtype=np.int64)
+    right = np.full(h, -1, dtype=np.int64)
+    narrow = w + 1
+    for y in range(h):
+        n = 0
+        for x in range(w):
+            if g[y, x] != 0:
+                if n == 0:
+                    left[y] = x
+                elif n == 1:
+                    right[y] = x
+                n += 1
+        if n == 0:
+            continue
+        if n != 2 or g[y, left[y]] != g[y, right[y]]:
+            return empty()
+        narrow = min(narrow, right[y] - left[y])
+    if narrow > w:
+        return empty()
+    out = g.copy()
+    for y in range(h):
+        if left[y] >= 0 and right[y] - left[y] == narrow:
+            for x in range(left[y], right[y] + 1):
+                out[y, x] = g[y, left[y]]
+    return out

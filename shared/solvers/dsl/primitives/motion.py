@@ -1190,3 +1190,65 @@ def drop_under_stripes(g: Grid) -> Grid | None:
         for c in range(x % 2, w, 2):
             out[r, c] = MARKER
     return out
+
+
+@njit
+def _ring3(g):
+    """(top, left) of the one 3 x 3 ring of one colour round a cell of another (non-zero both), or (-1, -1)."""
+    h, w = g.shape
+    found_y, found_x = -1, -1
+    for y in range(h - 2):
+        for x in range(w - 2):
+            a, b = g[y, x], g[y + 1, x + 1]
+            if a == 0 or b == 0 or a == b:
+                continue
+            ring = True
+            for dy in range(3):
+                for dx in range(3):
+                    if (dy != 1 or dx != 1) and g[y + dy, x + dx] != a:
+                        ring = False
+            if ring:
+                if found_y >= 0:
+                    return -1, -1
+                found_y, found_x = y, x
+    return found_y, found_x
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def ring_by_key(g: Grid) -> Grid | None:
+    """A 3 x 3 ring moves by the step from the lone cell of its centre's colour to its own's; an X from its corners."""
+    y0, x0 = _ring3(g)
+    if y0 < 0:
+        return empty()
+    h, w = g.shape
+    a, b = g[y0, x0], g[y0 + 1, x0 + 1]
+    sy, sx, ey, ex = -1, -1, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if y0 <= y < y0 + 3 and x0 <= x < x0 + 3:
+                continue
+            if g[y, x] == b:
+                if sy >= 0:
+                    return empty()
+                sy, sx = y, x
+            elif g[y, x] == a:
+                if ey >= 0:
+                    return empty()
+                ey, ex = y, x
+    if sy < 0 or ey < 0:
+        return empty()
+    ty, tx = y0 + ey - sy, x0 + ex - sx
+    if ty < 0 or tx < 0 or ty + 3 > h or tx + 3 > w:
+        return empty()
+    out = np.full((h, w), b, dtype=np.uint8)
+    for dy in range(3):
+        for dx in range(3):
+            if dy != 1 or dx != 1:
+                out[ty + dy, tx + dx] = a
+    for cy, cx, vy, vx in ((ty, tx, -1, -1), (ty, tx + 2, -1, 1), (ty + 2, tx, 1, -1), (ty + 2, tx + 2, 1, 1)):
+        y, x = cy + vy, cx + vx
+        while 0 <= y < h and 0 <= x < w:
+            out[y, x] = a
+            y += vy
+            x += vx
+    return out
