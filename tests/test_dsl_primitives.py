@@ -32,6 +32,9 @@ MARKED = G([0, 0, 0, 0], [0, 1, 2, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2],
 
 # name -> list of (input, extra args, expected output; None means "does not apply")
 PANELS = G([1, 0, 5, 0, 0], [0, 0, 5, 3, 3], [5, 5, 5, 5, 5], [2, 2, 5, 4, 4], [0, 2, 5, 4, 4])  # four 2 x 2 panels
+ROUND = G([2, 2, 2, 0, 0, 2, 2, 2], [2, 3, 2, 0, 0, 2, 4, 2], [2, 2, 2, 0, 0, 2, 2, 2], [0] * 8, [0] * 8,
+          [0, 0, 2, 2, 2, 0, 0, 0], [0, 0, 2, 6, 2, 0, 0, 0], [0, 0, 2, 2, 2, 0, 0, 0])
+
 CASES = {
     "dotted_rays": [(G([0, 3, 0, 0, 0], [0, 0, 0, 0, 0]), ("right",), G([0, 3, M, 3, M], [0, 0, 0, 0, 0])),
                     (np.zeros((2, 2), np.uint8), ("up",), None)],
@@ -871,6 +874,13 @@ CASES = {
                     (G([4, 4, 4], [4, 4, 4], [4, 4, 4]), (), None)],  # no ring round another colour
     "join_narrowest": [(G([2, 0, 0, 0, 2], [0, 2, 0, 2, 0]), (), G([2, 0, 0, 0, 2], [0, 2, 2, 2, 0])),
                        (G([2, 0, 2, 0, 2]), (), None)],  # three cells on a row
+    "fill_largest_gaps": [(G([5, 5, 5, 5], [5, 0, 0, 5], [5, 0, 0, 5], [5, 5, 0, 5]), (),
+                           G([5, 5, 5, 5], [5, M, M, 5], [5, M, M, 5], [5, 5, 0, 5])),
+                          (G([5, 5, 5, 5], [5, 0, 0, 1], [5, 0, 0, 5], [5, 5, 0, 5]), (), None)],  # two inks
+    # frames at the top left, top right and bottom middle: clockwise, each takes the next one's colour
+    "pass_colours_round": [(ROUND, (), np.where(ROUND == 3, 4, np.where(ROUND == 4, 6, np.where(ROUND == 6, 3, ROUND)))
+                            .astype(np.uint8)),
+                           (ROUND[:3], (), None)],  # two frames only
 }
 
 

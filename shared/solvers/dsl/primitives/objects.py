@@ -767,3 +767,66 @@ def count_blocks(g: Grid, c: Color) -> Grid | None:
     if k == 0 or k == n:
         return empty()
     return np.full((1, k), c, dtype=np.uint8)
+
+
+@njit
+def _framed(g, c, labels, box, i):
+    """The one colour inside frame i (a rectangle outline of colour c, labels i), 0 when it is not such a frame."""
+    top, left, bottom, right = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
+    if bottom - top < 2 or right - left < 2 or box[i, 4] != 2 * (bottom - top + right - left):
+        return 0
+    for y in range(top, bottom + 1):
+        for x in (left, right):
+            if labels[y, x] != i:
+                return 0
+    for x in range(left, right + 1):
+        for y in (top, bottom):
+            if labels[y, x] != i:
+                return 0
+    inner = 0
+    for y in range(top + 1, bottom):
+        for x in range(left + 1, right):
+            v = g[y, x]
+            if v != 0:
+                if v == c or (inner != 0 and v != inner):
+                    return 0
+                inner = v
+    return inner
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def pass_colours_round(g: Grid) -> Grid | None:
+    """Frames of one colour round the middle, each holding one colour: each takes the colour of the next clockwise."""
+    h, w = g.shape
+    for c in range(1, 10):
+        mine, _ = split_colour(g, c)
+        labels, n = label(mine, False, True)
+        if n < 3 or n > 12:
+            continue
+        box = label_boxes(labels, n)
+        inner = np.zeros(n + 1, dtype=np.int64)
+        ok = True
+        for i in range(1, n + 1):
+            inner[i] = _framed(g, c, labels, box, i)
+            if inner[i] == 0:
+                ok = False
+                break
+        if not ok:
+            continue
+        my, mx = 0.0, 0.0
+        for i in range(1, n + 1):
+            my += (box[i, 0] + box[i, 2]) / (2.0 * n)
+            mx += (box[i, 1] + box[i, 3]) / (2.0 * n)
+        angle = np.empty(n, dtype=np.float64)
+        for i in range(1, n + 1):
+            angle[i - 1] = np.arctan2((box[i, 0] + box[i, 2]) / 2.0 - my, (box[i, 1] + box[i, 3]) / 2.0 - mx)
+        order = np.argsort(angle) + 1  # clockwise on screen (rows grow downward)
+        out = g.copy()
+        for k in range(n):
+            i, nxt = order[k], order[(k + 1) % n]
+            for y in range(box[i, 0] + 1, box[i, 2]):
+                for x in range(box[i, 1] + 1, box[i, 3]):
+                    if g[y, x] == inner[i]:
+                        out[y, x] = inner[nxt]
+        return out
+    return empty()

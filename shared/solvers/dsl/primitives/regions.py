@@ -801,3 +801,51 @@ def pour_into_cup(g: Grid) -> Grid | None:
             if seen[y, x]:
                 out[y, x] = drop
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def fill_largest_gaps(g: Grid) -> Grid | None:
+    """In one-colour noise, the largest free rectangle of zeros (2 x 2 or more) takes a marker, then the next, ..."""
+    h, w = g.shape
+    free = np.zeros((h, w), dtype=np.bool_)
+    zeros = 0
+    ink = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0:
+                free[y, x] = True
+                zeros += 1
+            elif ink == 0:
+                ink = g[y, x]
+            elif g[y, x] != ink:
+                return empty()
+    if 2 * zeros > h * w or 5 * zeros < h * w:
+        return empty()
+    out = g.copy()
+    filled = 0
+    for _ in range(64):
+        best, by0, bx0, by1, bx1 = 0, 0, 0, 0, 0
+        for y0 in range(h - 1):
+            for x0 in range(w - 1):
+                if not free[y0, x0]:
+                    continue
+                width = w - x0
+                for y1 in range(y0, h):
+                    x = x0
+                    while x - x0 < width and free[y1, x]:
+                        x += 1
+                    width = x - x0
+                    if width < 2:
+                        break
+                    if y1 > y0 and (y1 - y0 + 1) * width > best:
+                        best, by0, bx0, by1, bx1 = (y1 - y0 + 1) * width, y0, x0, y1, x0 + width - 1
+        if best == 0:
+            break
+        for y in range(by0, by1 + 1):
+            for x in range(bx0, bx1 + 1):
+                out[y, x] = MARKER
+                free[y, x] = False
+        filled += 1
+    if filled == 0:
+        return empty()
+    return out
