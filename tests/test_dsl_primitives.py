@@ -881,6 +881,8 @@ CASES = {
     "pass_colours_round": [(ROUND, (), np.where(ROUND == 3, 4, np.where(ROUND == 4, 6, np.where(ROUND == 6, 3, ROUND)))
                             .astype(np.uint8)),
                            (ROUND[:3], (), None)],  # two frames only
+    "halves_apart": [(G([1, 2], [3, 4]), (), G([1, 2, M], [M, M, M], [M, 3, 4])),
+                     (G([1, 2], [3, 4], [5, 6]), (), None)],  # no middle
 }
 
 

@@ -921,3 +921,16 @@ def box_marks(g: Grid) -> Grid | None:
         mark = argmax_count(m)
         out[np.searchsorted(tops, box[i, 0]), np.searchsorted(lefts, box[i, 1])] = mark if m[mark] > 0 else frame
     return out
+
+
+@primitive(cost=2, shape="change", kernel=True)
+def halves_apart(g: Grid) -> Grid | None:
+    """A small grid's halves pulled apart by a marker row, the top shifted left of the bottom by a marker column."""
+    h, w = g.shape
+    if h % 2 or h > 10 or w > 10:
+        return empty()
+    k = h // 2
+    out = np.full((h + 1, w + 1), MARKER, dtype=np.uint8)
+    out[:k, :w] = g[:k]
+    out[k + 1:, 1:] = g[k:]
+    return out
