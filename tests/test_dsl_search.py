@@ -885,3 +885,23 @@ def test_fit_panels_learns_the_turn_of_the_fullest_panel_for_each_place():
     moved = o.copy()
     moved[0, 2] = 0
     assert fit_panels([v], [moved]) is None and fit_panels([v], [v]) is None
+
+
+def test_pad_fit_puts_each_value_in_a_corner_of_the_fixed_output_and_recolours_it():
+    from shared.solvers.dsl.fit import fit_pad
+    from shared.solvers.dsl.fitters import FitContext, fit_state
+    from shared.solvers.dsl.types import GRID
+
+    # a row of k marker cells (a count) is the start of a 1 x 5 row of 1s, the rest 0
+    values = [np.full((1, k), 10, np.uint8) for k in (2, 4, 1)]
+    outputs = [np.array([[1] * k + [0] * (5 - k)], np.uint8) for k in (2, 4, 1)]
+    assert (0, 1, 5, 0) in fit_pad(values, outputs)  # top left (bottom left is the same row)
+    assert (1, 1, 5, 0) not in fit_pad(values, outputs)  # the right end is not all 0
+    found = fit_state(FitContext.start(time.monotonic() + 5), GRID, values, [np.full((1, 3), 10, np.uint8)],
+                      outputs, 1.0)
+    pads = [f for f in found if f.steps[0][0] == "pad_to"]
+    assert pads and same(pads[0].preds[0], np.array([[1, 1, 1, 0, 0]], np.uint8))
+    assert pads[0].steps[1] == ("recolor", ({10: 1},))
+    # outputs whose cells outside the value differ are no padding
+    outputs[1] = np.array([[1, 1, 1, 1, 2]], np.uint8)
+    assert fit_pad(values, outputs) == []

@@ -15,7 +15,7 @@ import numpy as np
 
 from shared.grids import d8
 from shared.solvers.dsl.fit.common import same
-from shared.solvers.dsl.primitives.learned import crop_at, extend_pattern, grid_key, panel_boxes
+from shared.solvers.dsl.primitives.learned import corner_origin, crop_at, extend_pattern, grid_key, panel_boxes
 from shared.solvers.dsl.types import Grid
 
 
@@ -94,7 +94,7 @@ def fit_pad(values: list[Grid], outputs: list[Grid]) -> list[tuple]:
         fill = -1
         for v, o in zip(values, outputs, strict=True):
             vh, vw = v.shape
-            y0, x0 = (h - vh if corner >= 2 else 0), (w - vw if corner % 2 else 0)
+            y0, x0 = corner_origin(corner, h, w, vh, vw)
             outside = np.ones((h, w), dtype=bool)
             outside[y0:y0 + vh, x0:x0 + vw] = False
             colours = np.unique(o[outside])

@@ -204,16 +204,12 @@ def _symmetry_complete(g, c):
                 continue
             used[anti] = True
             offset[anti] = d
+            fill[:, :] = False
             for y in range(h):
                 for x in range(w):
                     if unknown[y, x]:
                         ym, xm = (x + d, y - d) if anti == 0 else (d - x, d - y)
-                        if 0 <= ym < h and 0 <= xm < w and not unknown[ym, xm]:
-                            fill[y, x] = True
-                        else:
-                            fill[y, x] = False
-                    else:
-                        fill[y, x] = False
+                        fill[y, x] = 0 <= ym < h and 0 <= xm < w and not unknown[ym, xm]
             for y in range(h):
                 for x in range(w):
                     if fill[y, x]:

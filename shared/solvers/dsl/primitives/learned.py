@@ -47,6 +47,11 @@ def crop_at(g: Grid, y: int, x: int, h: int, w: int) -> Grid | None:
     return g[y0:y0 + h, x0:x0 + w].copy()
 
 
+def corner_origin(corner: int, h: int, w: int, gh: int, gw: int) -> tuple[int, int]:
+    """Where a gh x gw grid starts in corner 0-3 (top left, top right, bottom left, bottom right) of an h x w one."""
+    return (h - gh if corner >= 2 else 0), (w - gw if corner % 2 else 0)
+
+
 @primitive(search=False)
 def pad_to(g: Grid, corner: int, h: int, w: int, fill: int) -> Grid | None:
     """g in corner 0-3 (top left, top right, bottom left, bottom right) of an h x w grid of colour fill."""
@@ -54,7 +59,7 @@ def pad_to(g: Grid, corner: int, h: int, w: int, fill: int) -> Grid | None:
     if gh > h or gw > w:
         return None
     out = np.full((h, w), fill, dtype=np.uint8)
-    y0, x0 = (h - gh if corner >= 2 else 0), (w - gw if corner % 2 else 0)
+    y0, x0 = corner_origin(corner, h, w, gh, gw)
     out[y0:y0 + gh, x0:x0 + gw] = g
     return out
 
