@@ -813,14 +813,9 @@ def pass_colours_round(g: Grid) -> Grid | None:
                 break
         if not ok:
             continue
-        my, mx = 0.0, 0.0
-        for i in range(1, n + 1):
-            my += (box[i, 0] + box[i, 2]) / (2.0 * n)
-            mx += (box[i, 1] + box[i, 3]) / (2.0 * n)
-        angle = np.empty(n, dtype=np.float64)
-        for i in range(1, n + 1):
-            angle[i - 1] = np.arctan2((box[i, 0] + box[i, 2]) / 2.0 - my, (box[i, 1] + box[i, 3]) / 2.0 - mx)
-        order = np.argsort(angle) + 1  # clockwise on screen (rows grow downward)
+        cy = (box[1:, 0] + box[1:, 2]) / 2.0  # the frames' centres
+        cx = (box[1:, 1] + box[1:, 3]) / 2.0
+        order = np.argsort(np.arctan2(cy - cy.mean(), cx - cx.mean())) + 1  # clockwise on screen (rows grow down)
         out = g.copy()
         for k in range(n):
             i, nxt = order[k], order[(k + 1) % n]

@@ -807,13 +807,11 @@ def pour_into_cup(g: Grid) -> Grid | None:
 def fill_largest_gaps(g: Grid) -> Grid | None:
     """In one-colour noise, the largest free rectangle of zeros (2 x 2 or more) takes a marker, then the next, ..."""
     h, w = g.shape
-    free = np.zeros((h, w), dtype=np.bool_)
     zeros = 0
     ink = 0
     for y in range(h):
         for x in range(w):
             if g[y, x] == 0:
-                free[y, x] = True
                 zeros += 1
             elif ink == 0:
                 ink = g[y, x]
@@ -821,18 +819,18 @@ def fill_largest_gaps(g: Grid) -> Grid | None:
                 return empty()
     if 2 * zeros > h * w or 5 * zeros < h * w:
         return empty()
-    out = g.copy()
+    out = g.copy()  # its zeros are the cells still free
     filled = 0
     for _ in range(64):
         best, by0, bx0, by1, bx1 = 0, 0, 0, 0, 0
         for y0 in range(h - 1):
             for x0 in range(w - 1):
-                if not free[y0, x0]:
+                if out[y0, x0] != 0:
                     continue
                 width = w - x0
                 for y1 in range(y0, h):
                     x = x0
-                    while x - x0 < width and free[y1, x]:
+                    while x - x0 < width and out[y1, x] == 0:
                         x += 1
                     width = x - x0
                     if width < 2:
@@ -844,7 +842,6 @@ def fill_largest_gaps(g: Grid) -> Grid | None:
         for y in range(by0, by1 + 1):
             for x in range(bx0, bx1 + 1):
                 out[y, x] = MARKER
-                free[y, x] = False
         filled += 1
     if filled == 0:
         return empty()
