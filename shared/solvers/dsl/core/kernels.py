@@ -80,37 +80,37 @@ def compile_kernels(which: list[str]) -> None:
         PRIMITIVES[n].kernel.compile(signature(kind(n), arity(n)))
 
 
-@njit
+@njit(first_class=True)
 def _grid0(g):
     return empty()
 
 
-@njit
+@njit(first_class=True)
 def _grid1(g, a):
     return empty()
 
 
-@njit
+@njit(first_class=True)
 def _grid2(g, a, b):
     return empty()
 
 
-@njit
+@njit(first_class=True)
 def _split0(g):
     return no_parts()
 
 
-@njit
+@njit(first_class=True)
 def _split1(g, a):
     return no_parts()
 
 
-@njit
+@njit(first_class=True)
 def _split2(g, a, b):
     return no_parts()
 
 
-@njit
+@njit(first_class=True)
 def _join0(buf, meta):
     return empty()
 

@@ -97,7 +97,7 @@ def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]
     A Python call compiles (or loads) the kernel for the core's `signature`, not for the types
     numba would infer: numba's cache keeps one index per function, and two processes adding
     different signatures to it at once (a cold cache) can each drop the other's entry."""
-    kern = njit(fn)
+    kern = njit(fn, first_class=True)
     kind = KINDS.get((tin, tout))
     if kind is None:
         raise ValueError(f"primitive {fn.__name__}: a kernel maps grid -> grid, grid -> grids or grids -> grid")
