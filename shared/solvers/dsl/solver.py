@@ -36,10 +36,13 @@ from shared.solvers.dsl.search import Candidate, Search
 from shared.solvers.dsl.size import predict_sizes
 from shared.tasks import Pair, Task
 
-# which primitive performs each dihedral element of shared.grids.d8, found by testing
+# which primitive performs each dihedral element of shared.grids.d8, found by testing each kernel's
+# own Python (its compiled form would be compiled here, at import, ahead of a cold cache's parallel compile)
 _PROBE = np.arange(6, dtype=np.uint8).reshape(2, 3)
 _D8_PRIM = {k: next(n for n in ("rotate90", "rotate180", "rotate270", "transpose", "flip_lr", "flip_ud",
-                                 "anti_transpose") if np.array_equal(PRIMITIVES[n].fn(_PROBE), d8(_PROBE, k)))
+                                 "anti_transpose")
+                    if np.array_equal(getattr(PRIMITIVES[n].kernel, "py_func", PRIMITIVES[n].kernel)(_PROBE),
+                                      d8(_PROBE, k)))
             for k in range(1, 8)}
 
 

@@ -346,7 +346,8 @@ def _put(row, s, k, nd, cost, level_first, n_demo, out_ids, bank, img_off, img_h
     if leaf and not flags & SIZED:
         return -1
     t = meta[N_STATES]
-    st_nodes[t] = row
+    for j in range(row.shape[0]):  # not st_nodes[t] = row: that links numba's shape-error message code in
+        st_nodes[t, j] = row[j]
     st_parent[t] = s
     st_op[t] = k
     st_depth[t] = nd

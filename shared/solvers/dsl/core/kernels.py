@@ -5,7 +5,7 @@ pointers the enumeration indexes at run time (no kernel is linked into the core,
 its compile short).
 
 `tables()` compiles (or loads from numba's cache) every kernel once per process. On a cold
-cache it first compiles them in parallel child processes, which share jobs of a few kernels
+cache it first compiles them in parallel child processes, which share jobs of one kernel each
 and write the cache this process reads as they go; another process starting meanwhile waits for them
 (`jit.compiling`). Each group is handed to the core as a numba typed List of
 first-class functions: a tuple of them would be typed and unboxed again on every call into the
@@ -16,6 +16,7 @@ called (numba cannot index an empty group).
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -177,7 +178,7 @@ def _cache_is_cold(all_names: list[str]) -> bool:
 KERNEL_OPT = "2"  # LLVM's optimisation level for the kernels' parallel compile (numba's default is 3)
 
 
-JOB_KERNELS = 4  # kernels per compile job: small enough that the workers end within a few seconds of each other
+JOB_KERNELS = 1  # kernels per compile job: the workers end within a kernel's compile of each other
 
 
 def _claim(claims: str, i: int) -> bool:
@@ -225,14 +226,23 @@ def _run_jobs(claims: str, jobs: list[tuple[str, list[str]]]) -> None:
         Path(_done(claims, pick)).touch()
 
 
+def _source_length(name: str) -> int:
+    """The length of kernel `name`'s source: a rough measure of how long it takes to compile."""
+    try:
+        return len(inspect.getsource(PRIMITIVES[name].kernel.py_func))
+    except (OSError, TypeError):
+        return 0
+
+
 def _jobs(all_names: list[str], first: tuple[str, ...]) -> list[tuple[str, list[str]]]:
     """The parallel compile's jobs: each of `first`, then the kernels by the module that defines
-    them, the modules with the most kernels first, each in jobs of `JOB_KERNELS`."""
+    them, each in jobs of `JOB_KERNELS`, the modules whose kernels are longest on average first:
+    the last jobs are then the quickest ones, and the workers end close together."""
     groups: dict[str, list[str]] = {}
     for n in all_names:
         groups.setdefault(PRIMITIVES[n].kernel.py_func.__module__, []).append(n)
     out = [(f, [f]) for f in first]
-    for module, names_ in sorted(groups.items(), key=lambda kv: len(kv[1]), reverse=True):
+    for module, names_ in sorted(groups.items(), key=lambda kv: -sum(map(_source_length, kv[1])) / len(kv[1])):
         out += [(module, names_[i:i + JOB_KERNELS]) for i in range(0, len(names_), JOB_KERNELS)]
     return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import bbox_nonzero, empty
+from shared.solvers.dsl.primitives.kernels import bbox_nonzero, empty, paste
 from shared.solvers.dsl.primitives.registry import WORDS, primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
@@ -610,7 +610,7 @@ def symmetrize(g: Grid) -> Grid | None:
     if filled.size == 0:
         return empty()
     out = g.copy()
-    out[y0:y1, x0:x1] = filled
+    paste(out, y0, x0, filled)
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from shared.solvers.dsl.jit import njit
-from shared.solvers.dsl.primitives.kernels import argmax_count, bbox_nonzero, counts, empty, empty_box, label
+from shared.solvers.dsl.primitives.kernels import argmax_count, bbox_nonzero, counts, empty, empty_box, label, paste
 from shared.solvers.dsl.primitives.registry import RIGHT, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Color, Grid
 
@@ -375,7 +375,7 @@ def canvas(g: Grid, k: int) -> Grid | None:
     if k * max(h, w) > MAX_SIDE:
         return empty()
     out = np.zeros((k * h, k * w), dtype=np.uint8)
-    out[:h, :w] = g
+    paste(out, 0, 0, g)
     return out
 
 
@@ -582,7 +582,7 @@ def tile_by_count(g: Grid) -> Grid | None:
     out = np.zeros((h * k, w * k), dtype=np.uint8)
     for i in range(n):
         ty, tx = (i // k) * h, (i % k) * w
-        out[ty:ty + h, tx:tx + w] = g
+        paste(out, ty, tx, g)
     return out
 
 
@@ -757,12 +757,12 @@ def roll_to_marker(g: Grid) -> Grid | None:
         x0 = 1 if e == 0 else 0
         out = np.empty((h, w - 1), dtype=np.uint8)
         for y in range(h):
-            out[(y + k) % h] = g[y, x0:x0 + w - 1]
+            paste(out, (y + k) % h, 0, g[y:y + 1, x0:x0 + w - 1])
         return out
     y0 = 1 if e == 2 else 0
     out = np.empty((h - 1, w), dtype=np.uint8)
     for x in range(w):
-        out[:, (x + k) % w] = g[y0:y0 + h - 1, x]
+        paste(out, 0, (x + k) % w, g[y0:y0 + h - 1, x:x + 1])
     return out
 
 
@@ -798,7 +798,7 @@ def echo_top_row(g: Grid) -> Grid | None:
             if g[y, x] != bg:
                 return empty()
     out = np.empty((3, w), dtype=np.uint8)
-    out[:2] = g[:2]
+    paste(out, 0, 0, g[:2])
     marks = 0
     for x in range(w):
         if g[0, x] != bg:

@@ -427,3 +427,13 @@ def boxes_by_colour(g):
                 lab[y, x] = g[y, x] + 1
     b = label_boxes(lab, 10)
     return b[1:, 0], b[1:, 1], b[1:, 2], b[1:, 3], b[1:, 4]
+
+
+@njit
+def paste(out, y, x, src):
+    """Write grid `src` into `out` with its top-left cell at (y, x), cells past `out`'s edges left
+    out. Cell by cell: numba's slice assignment from an array (`out[a:b, c:d] = src`) links the
+    code of its shape-mismatch message (string formatting) into every function that uses it."""
+    for i in range(max(0, -y), min(src.shape[0], out.shape[0] - y)):
+        for j in range(max(0, -x), min(src.shape[1], out.shape[1] - x)):
+            out[y + i, x + j] = src[i, j]

@@ -21,6 +21,7 @@ from shared.solvers.dsl.primitives.kernels import (
     lone_cell,
     object_cells,
     outside_zeros,
+    paste,
     split_colour,
 )
 from shared.solvers.dsl.primitives.parts import _cuts, _layout
@@ -838,7 +839,8 @@ def nudge_to_corner(g: Grid) -> Grid | None:
         c = g[cells[a] // w, cells[a] % w]
         for cy, cx in ((y0, x0), (y0, x1), (y1, x0), (y1, x1)):
             if g[cy, cx] != c and g[cy, cx] != 0:
-                moves[m] = (y0, y1, x0, x1, 1 if cy == y1 else -1, 1 if cx == x1 else -1)
+                moves[m, 0], moves[m, 1], moves[m, 2], moves[m, 3] = y0, y1, x0, x1
+                moves[m, 4], moves[m, 5] = 1 if cy == y1 else -1, 1 if cx == x1 else -1
                 m += 1
                 for y in range(y0, y1 + 1):
                     for x in range(x0, x1 + 1):
@@ -892,7 +894,7 @@ def panel_copies(g: Grid) -> Grid | None:
             si, sj = src // small.shape[1], src % small.shape[1]
             if ry[si, 1] - ry[si, 0] != b - a or rx[sj, 1] - rx[sj, 0] != q - p:
                 return empty()
-            out[a:b, p:q] = g[ry[si, 0]:ry[si, 1], rx[sj, 0]:rx[sj, 1]]
+            paste(out, a, p, g[ry[si, 0]:ry[si, 1], rx[sj, 0]:rx[sj, 1]])
             changed = True
     return out if changed else empty()
 

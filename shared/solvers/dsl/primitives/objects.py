@@ -522,8 +522,10 @@ def most_cells_of_minor(buf, meta) -> Grid | None:
     each = np.empty((n, 256), dtype=np.int64)
     total = np.zeros(256, dtype=np.int64)
     for i in range(n):
-        each[i] = counts(part(buf, meta, i))
-        total += each[i]
+        each_i = counts(part(buf, meta, i))
+        for c in range(256):
+            each[i, c] = each_i[c]
+        total += each_i
     minor = 0  # the least frequent non-zero colour; ties to the lowest colour
     for c in range(1, 256):
         if total[c] > 0 and (minor == 0 or total[c] < total[minor]):

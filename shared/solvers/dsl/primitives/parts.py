@@ -25,6 +25,7 @@ from shared.solvers.dsl.primitives.kernels import (
     new_parts,
     no_parts,
     part,
+    paste,
     swap_zero,
     uniform_lines,
 )
@@ -488,7 +489,7 @@ def overlay_centred(buf, meta) -> Grid | None:
     box = np.zeros((n, 4), dtype=np.int64)  # top, left, bottom, right (end-exclusive) of each part's content
     big_h, big_w, k = 0, 0, 0
     for i in range(n):
-        box[i] = bbox_nonzero(part(buf, meta, i))
+        box[i, 0], box[i, 1], box[i, 2], box[i, 3] = bbox_nonzero(part(buf, meta, i))
         if box[i, 2] > 0:
             big_h, big_w, k = max(big_h, box[i, 2] - box[i, 0]), max(big_w, box[i, 3] - box[i, 1]), k + 1
     if k < 2:
@@ -759,7 +760,7 @@ def route_panel(g: Grid, c: Color) -> Grid | None:
             for y in range(nr):
                 for x in range(nc):
                     if g[ry[i, 0] + y, rx[j, 0] + x] == c:
-                        out[ry[y, 0]:ry[y, 1], rx[x, 0]:rx[x, 1]] = g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]]
+                        paste(out, ry[y, 0], rx[x, 0], g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])
                         return out
     return empty()
 
@@ -931,6 +932,6 @@ def halves_apart(g: Grid) -> Grid | None:
         return empty()
     k = h // 2
     out = np.full((h + 1, w + 1), MARKER, dtype=np.uint8)
-    out[:k, :w] = g[:k]
-    out[k + 1:, 1:] = g[k:]
+    paste(out, 0, 0, g[:k])
+    paste(out, k + 1, 1, g[k:])
     return out

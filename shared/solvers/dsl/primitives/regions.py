@@ -19,6 +19,7 @@ from shared.solvers.dsl.primitives.kernels import (
     label,
     label_boxes,
     lone_cell,
+    paste,
     two_colours,
     uniform_lines,
 )
@@ -77,8 +78,9 @@ def _voronoi_line(fy, fx, n, d, c, stack, f0, f1):
     in place: fy, fx hold each cell's nearest feature so far (fy < 0: none); d is the axis the line
     runs along (0: a column, 1: a row), c the line's coordinate on the other axis. Ties go as scipy's.
     f0, f1: scratch room for n cells."""
-    f0[:n] = fy[:n]
-    f1[:n] = fx[:n]
+    for i in range(n):
+        f0[i] = fy[i]
+        f1[i] = fx[i]
     top = -1
     for i in range(n):
         if f0[i] < 0:
@@ -677,7 +679,7 @@ def fill_placeholders(g: Grid, c: Color) -> Grid | None:
     hit = False
     for i in range(1, n + 1):
         if by1[i] - by0[i] + 1 == ph and bx1[i] - bx0[i] + 1 == pw and size[i] == ph * pw:
-            out[by0[i]:by0[i] + ph, bx0[i]:bx0[i] + pw] = g[y0:y0 + ph, x0:x0 + pw]
+            paste(out, by0[i], bx0[i], g[y0:y0 + ph, x0:x0 + pw])
             hit = True
     return out if hit else empty()
 
