@@ -632,6 +632,42 @@ def test_the_core_compiled_against_stub_tables_is_the_one_the_kernels_tables_cal
     real = _tiny()
     assert real.n_main > 0 and len(E.expand.signatures) == 1
 
+    # the tables' list function is compiled for tuples of function pointers, never for the kernels' own types
+    # (which linked every kernel of a group into it)
+    assert all(str(args[0]).startswith("UniTuple(FunctionType[") for args in kernels._typed_list.signatures)
+    held = {(k, a): sum(1 for w in real.tables.where.values() if w[:2] == (k, a))
+            for k, n in kernels.ARITIES.items() for a in range(n)}
+    assert kernels.group_sizes() == {ka: max(1, n) for ka, n in held.items()}  # what the parallel compile prepares
+
+
+def _doubled_or_not(x, flag):
+    return x * 2 if flag else x
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="literal arguments are a numba typing matter")
+def test_a_function_called_from_compiled_code_with_constants_compiles_once_for_their_plain_types():
+    import numba
+
+    inner = jit._unliteral_calls(numba.njit(_doubled_or_not))
+    outer = numba.njit(lambda x: inner(x, True) + inner(x, False))
+    assert outer(3) == 9
+    assert [str(s) for s in inner.signatures] == ["(int64, bool)"]  # not one per literal True and False
+
+
+def test_paste_writes_a_grid_at_a_place_and_leaves_out_what_falls_past_the_edges():
+    from shared.solvers.dsl.primitives.kernels import paste
+
+    src = np.arange(1, 7, dtype=np.uint8).reshape(2, 3)
+    out = np.zeros((3, 4), dtype=np.uint8)
+    paste(out, 1, 1, src)
+    assert out.tolist() == [[0, 0, 0, 0], [0, 1, 2, 3], [0, 4, 5, 6]]
+    out = np.zeros((3, 4), dtype=np.uint8)
+    paste(out, 2, 2, src)  # only the top-left 1 x 2 of src fits
+    assert out.tolist() == [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 2]]
+    out = np.zeros((3, 4), dtype=np.uint8)
+    paste(out, -1, -2, src)  # only src's bottom-right cell lands, at the top-left corner
+    assert out.tolist() == [[6, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
 
 def test_the_cache_fingerprint_covers_the_kernels_and_what_they_import_not_the_drivers(tmp_path):
     root = Path(jit.__file__).resolve().parent
