@@ -147,12 +147,18 @@ def _table(k: str, a: int, group: list):
     return _typed_list.overloads[args].entry_point(tuple(group))
 
 
+def _grouped(all_names: list[str]) -> dict[tuple[str, int], list[str]]:
+    """The kernels `all_names` by the core's table each goes in (kind, parameter count), in order;
+    every table present, an empty one too."""
+    out = {(k, a): [] for k, n in ARITIES.items() for a in range(n)}
+    for n in all_names:
+        out[kind(n), arity(n)].append(n)
+    return out
+
+
 def group_sizes() -> dict[tuple[str, int], int]:
     """How many kernels the core's table of each kind and parameter count holds (a stub where none)."""
-    sizes = {(k, a): 0 for k, n in ARITIES.items() for a in range(n)}
-    for n in names():
-        sizes[kind(n), arity(n)] += 1
-    return {ka: max(1, size) for ka, size in sizes.items()}
+    return {ka: max(1, len(group)) for ka, group in _grouped(names()).items()}
 
 
 def compile_lists() -> None:
@@ -306,20 +312,18 @@ def _stub(k: str, a: int):
 
 def _build(first: tuple[str, ...] = ()) -> Tables:
     all_names = names()
-    groups = {k: [[] for _ in range(n)] for k, n in ARITIES.items()}
-    where = {}
     if jit.COMPILED and _cache_is_cold(all_names):
         _compile_in_parallel(all_names, (f"{__name__}:compile_lists",) + tuple(first))
-    for n in all_names:
-        k, a = kind(n), arity(n)
-        kern = PRIMITIVES[n].kernel
-        if jit.COMPILED:
-            kern.compile(signature(k, a))
-            kern.disable_compile()  # one signature: a first-class function the core can index
-        where[n] = (k, a, len(groups[k][a]))
-        groups[k][a].append(kern)
-    for k, by_arity in groups.items():
-        for a, group in enumerate(by_arity):
-            if not group:
-                group.append(_stub(k, a))
-    return Tables(*(tuple(_table(k, a, g) for a, g in enumerate(groups[k])) for k in ("grid", "split", "join")), where)
+    where = {}
+    lists = {}
+    for (k, a), group in _grouped(all_names).items():
+        kerns = []
+        for n in group:
+            kern = PRIMITIVES[n].kernel
+            if jit.COMPILED:
+                kern.compile(signature(k, a))
+                kern.disable_compile()  # one signature: a first-class function the core can index
+            where[n] = (k, a, len(kerns))
+            kerns.append(kern)
+        lists[k, a] = _table(k, a, kerns or [_stub(k, a)])
+    return Tables(*(tuple(lists[k, a] for a in range(ARITIES[k])) for k in ("grid", "split", "join")), where)
