@@ -36,8 +36,7 @@ JOINS = [n for n in KERNELS if kernels.kind(n) == "join"]
 
 
 def _arg_sets(name: str) -> list[tuple]:
-    p = PRIMITIVES[name]
-    return [(c,) for c in (1, 2, 5)] if p.params == "colours" else list(p.params)
+    return PRIMITIVES[name].arg_sets([1, 2, 5])
 
 
 grids = st.integers(1, 9).flatmap(
@@ -66,6 +65,16 @@ def test_the_core_tables_hold_every_kernel_once_by_kind_and_arity():
         listed = sum(len(g) for g in getattr(t, kind))
         stubs = sum(1 for a, g in enumerate(getattr(t, kind)) if g[0] is kernels.STUBS[kind][a])
         assert listed - stubs == sum(1 for n in KERNELS if kernels.kind(n) == kind)
+
+
+def test_a_colour_and_more_parameters_expand_to_each_colour_with_each_rest():
+    from shared.solvers.dsl.primitives.registry import search_ops
+
+    p = PRIMITIVES["colour_corner_rays"]
+    assert p.arg_sets([3, 7]) == [(3, 0), (3, 1), (3, 2), (3, 3), (7, 0), (7, 1), (7, 2), (7, 3)]
+    assert kernels.arity("colour_corner_rays") == 2
+    assert [op.args for op in search_ops([5]) if op.prim is p] == [(5, 0), (5, 1), (5, 2), (5, 3)]
+    assert PRIMITIVES["keep_colour"].arg_sets([2, 4]) == [(2,), (4,)]
 
 
 def _parts_of(g: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

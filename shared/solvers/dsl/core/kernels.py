@@ -57,13 +57,10 @@ def kind(name: str) -> str:
 def arity(name: str) -> int:
     """How many parameters kernel `name` takes after its grid or parts."""
     p = PRIMITIVES[name]
-    if p.params == "colours":
-        n = 1
-    else:
-        sizes = {len(a) for a in p.params}
-        if len(sizes) != 1:
-            raise ValueError(f"kernel {name}: parameter sets of lengths {sorted(sizes)}; the core takes one length")
-        n = sizes.pop()
+    sizes = {len(a) for a in p.arg_sets([1])}
+    if len(sizes) != 1:
+        raise ValueError(f"kernel {name}: parameter sets of lengths {sorted(sizes)}; the core takes one length")
+    n = sizes.pop()
     if n >= ARITIES[kind(name)]:
         raise ValueError(f"kernel {name}: {n} parameters; a {kind(name)} kernel in the core takes fewer than "
                          f"{ARITIES[kind(name)]}")

@@ -19,7 +19,7 @@ from shared.solvers.dsl.primitives.kernels import (
     swap_zero,
     two_colours,
 )
-from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, primitive
+from shared.solvers.dsl.primitives.registry import DOWN, LEFT, RIGHT, UP, ColoursWith, primitive
 from shared.solvers.dsl.types import MARKER, Color, Grid
 
 _DIRECTIONS = (("down",), ("up",), ("left",), ("right",))
@@ -330,6 +330,18 @@ def corner_rays(g: Grid, notch: bool) -> Grid | None:
         colour = g[box[i, 5], box[i, 6]] if notch else -1
         for corner in range(4):
             hit |= _corner_ray(out, labels, box, i, corner, not notch, colour)
+    return out if hit else empty()
+
+
+@primitive(cost=2, params=ColoursWith(((0,), (1,), (2,), (3,))), shape="keep", kernel=True)
+def colour_corner_rays(g: Grid, c: Color, corner: int) -> Grid | None:
+    """Shapes of colour c shoot a diagonal ray from a filled box corner (0-3: top-left, -right, bottom-left, -right)."""
+    labels, box, order = _shapes(g, True)
+    out = g.copy()
+    hit = False
+    for i in order:  # the order matters: a ray stops at an earlier one
+        if g[box[i, 5], box[i, 6]] == c:
+            hit |= _corner_ray(out, labels, box, i, corner, True, -1)
     return out if hit else empty()
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,18 +38,35 @@ from shared.solvers.dsl.types import GRID, GRIDS
 
 
 @dataclass(frozen=True)
+class ColoursWith:
+    """A primitive's parameters: each colour of the task's grids, followed by each tuple of `rest`."""
+
+    rest: tuple
+
+
+@dataclass(frozen=True)
 class Primitive:
     name: str
     fn: Callable
     tin: str
     tout: str
     cost: float
-    params: tuple | str  # tuple of argument tuples, or "colours"
+    params: tuple | str | ColoursWith  # tuple of argument tuples, "colours", or ColoursWith (see `arg_sets`)
     search: bool
     family: str
     shape: str  # "keep": output shape = input shape; "change": never equal; "any"
     first: bool = False  # applied to the task input only (slow, or reads what only a raw input holds)
     kernel: Callable | None = None  # the compiled kernel behind `fn`, for the search core
+
+    def arg_sets(self, colours: list[int]) -> list[tuple]:
+        """The argument tuples the search tries for a task whose grids use `colours`: `params`
+        itself, or `(c,)` for each colour ("colours"), or `(c, *rest)` for each colour and each
+        of `ColoursWith.rest`."""
+        if self.params == "colours":
+            return [(c,) for c in colours]
+        if isinstance(self.params, ColoursWith):
+            return [(c, *r) for c in colours for r in self.params.rest]
+        return list(self.params)
 
 
 # The words a kernel's parameters may be, each passed to the kernel as its index here.
@@ -136,7 +153,7 @@ def _wrap_kernel(fn: Callable, tin: str, tout: str) -> tuple[Callable, Callable]
 PRIMITIVES: dict[str, Primitive] = {}
 
 
-def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str = ((),),
+def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str | ColoursWith = ((),),
               search: bool = True, shape: str = "any", first: bool = False, kernel: bool = False) -> Callable:
     """Register the decorated function as a primitive (its module name is its family)."""
 
@@ -150,13 +167,13 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
         if shape not in ("keep", "change", "any"):
             raise ValueError(f"primitive {name}: shape must be keep, change or any")
         kern = None
+        prim = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first)
         if kernel:
-            if params != "colours":
-                for args in params:
-                    for a in args:
-                        encode(a)  # raises on a parameter a kernel cannot take
+            for args in prim.arg_sets([1]):
+                for a in args:
+                    encode(a)  # raises on a parameter a kernel cannot take
             fn, kern = _wrap_kernel(fn, tin, tout)
-        PRIMITIVES[name] = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first, kern)
+        PRIMITIVES[name] = replace(prim, fn=fn, kernel=kern)
         return fn
 
     return wrap
@@ -186,6 +203,5 @@ def search_ops(colours: list[int]) -> list[Op]:
     for p in PRIMITIVES.values():
         if not p.search:
             continue
-        arg_sets = [(c,) for c in colours] if p.params == "colours" else p.params
-        ops.extend(Op(p, tuple(a)) for a in arg_sets)
+        ops.extend(Op(p, tuple(a)) for a in p.arg_sets(colours))
     return ops
