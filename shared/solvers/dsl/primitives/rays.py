@@ -561,9 +561,9 @@ def _open_side(g, labels, i, y0, x0, y1, x1):
     return side, a, b
 
 
-@primitive(cost=2, shape="keep", kernel=True)
-def cup_beam(g: Grid) -> Grid | None:
-    """A cup open on one side fills (a marker) and shines out of the gap: a beam, a diagonal ray at each end."""
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def cup_beam(g: Grid, spread: bool) -> Grid | None:
+    """A cup open on one side fills (a marker) and shines out of its gap (`spread`: a diagonal ray at each end too)."""
     h, w = g.shape
     labels, n = label(g, True, False)
     box = label_boxes(labels, n)
@@ -592,7 +592,7 @@ def cup_beam(g: Grid) -> Grid | None:
                 y, x = y + dy, x + dx
         for k, ey, ex in ((a, dy - ay, dx - ax), (b, dy + ay, dx + ax)):
             y, x = sy + ay * k + ey, sx + ax * k + ex
-            while 0 <= y < h and 0 <= x < w and g[y, x] == 0:
+            while spread and 0 <= y < h and 0 <= x < w and g[y, x] == 0:
                 out[y, x] = MARKER
                 y, x = y + ey, x + ex
         shone = True
