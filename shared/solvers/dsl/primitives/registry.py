@@ -2,7 +2,8 @@
 
 A primitive is registered once with the argument tuples it is tried with (parameters baked
 in, icecuber style: `scale_up(x, 2)` and `scale_up(x, 3)` are two ops). `params="colours"`
-means one op per non-zero colour seen in the task. `first=True` limits a primitive to the task
+means one op per non-zero colour seen in the task; `params=ColoursWith(rest)` one op per such
+colour and each argument tuple of `rest` (the colour first). `first=True` limits a primitive to the task
 input (never after another step): a slow one, or one that reads an arrangement only a raw input
 holds (markers to draw from, an empty grid to draw on); each such op the deeper levels skip leaves
 them more time for the rest. `search=False`
