@@ -817,7 +817,16 @@ CASES = {
     "border": [(G([0, 0, 0], [0, 0, 0], [0, 0, 0]), (), G([M, M, M], [M, 0, M], [M, M, M]))],
     "slide_to": [(G([2, 0, 0, 5]), (2,), G([0, 0, 2, 5])), (G([5], [0], [0], [2]), (2,), G([5], [2], [0], [0])),
                  (G([2, 5]), (7,), None)],
+    # one step only: straight when the two share a row or column, else diagonally
+    "step_to": [(G([2, 0, 0, 5]), (2,), G([0, 2, 0, 5])),
+                (G([3, 0, 0], [0, 0, 0], [0, 0, 4]), (3,), G([0, 0, 0], [0, 3, 0], [0, 0, 4])),
+                (G([2, 5]), (2,), None)],  # they already touch
     "slide_objects": [(G([2, 0], [0, 0], [0, 0], [1, 1]), ("down",), G([0, 0], [0, 0], [2, 0], [1, 1]))],
+    # the cup takes the colour of what it holds, through its gap; with a lid, the row above its open top too
+    "cup_fill_seed": [(G([0, 0, 0, 0, 0], [1, 1, 0, 1, 1], [1, 0, 3, 0, 1], [1, 1, 1, 1, 1]), (True,),
+                       G([3, 3, 3, 3, 3], [1, 1, 3, 1, 1], [1, 3, 3, 3, 1], [1, 1, 1, 1, 1])),
+                      (G([1, 1, 1], [1, 2, 0], [1, 1, 1]), (False,), G([1, 1, 1], [1, 2, 2], [1, 1, 1])),
+                      (G([1, 1, 0, 1, 1], [1, 0, 0, 0, 1], [1, 1, 1, 1, 1]), (True,), None)],  # it holds nothing
     # the gap in the cup's top lets out a straight beam and a diagonal ray from each side of it
     "cup_beam": [(G([0] * 5, [0] * 5, [0, 1, 0, 1, 0], [0, 1, 0, 1, 0], [0, 1, 1, 1, 0]), (True,),
                   G([M, 0, M, 0, M], [0, M, M, M, 0], [0, 1, M, 1, 0], [0, 1, M, 1, 0], [0, 1, 1, 1, 0])),

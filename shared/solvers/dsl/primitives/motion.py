@@ -165,9 +165,10 @@ def slide_objects(g: Grid, direction: str) -> Grid:
     return _slide_colour(g, mover, dy, dx)
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True)
-def slide_to(g: Grid, c: Color) -> Grid | None:
-    """Move the cells of colour c as one block straight towards the other cells until they touch."""
+@njit
+def _colour_and_rest(g, c):
+    """The boxes (top, bottom, left, right) of the cells of colour c and of the other non-zero cells
+    (bottom -1: no such cells)."""
     h, w = g.shape
     big = 1 << 30
     my0, my1, mx0, mx1 = big, -1, big, -1
@@ -178,6 +179,13 @@ def slide_to(g: Grid, c: Color) -> Grid | None:
                 my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
             elif g[y, x] != 0:
                 ry0, ry1, rx0, rx1 = min(ry0, y), max(ry1, y), min(rx0, x), max(rx1, x)
+    return (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1)
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def slide_to(g: Grid, c: Color) -> Grid | None:
+    """Move the cells of colour c as one block straight towards the other cells until they touch."""
+    (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1) = _colour_and_rest(g, c)
     if c == 0 or my1 < 0 or ry1 < 0:
         return empty()
     if my1 < ry0:
@@ -191,6 +199,31 @@ def slide_to(g: Grid, c: Color) -> Grid | None:
     else:
         return empty()
     return _slide_colour(g, c, dy, dx)
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def step_to(g: Grid, c: Color) -> Grid | None:
+    """Move colour c one cell towards the other cells (straight if the two face each other, else diagonally)."""
+    mine, rest = _colour_and_rest(g, c)
+    if c == 0 or mine[1] < 0 or rest[1] < 0:
+        return empty()
+    _, dy, dx = _towards(mine, rest, True)
+    if dy == 0 and dx == 0:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                ny, nx = y + dy, x + dx
+                if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != c):
+                    return empty()
+                out[y, x] = 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                out[y + dy, x + dx] = c
+    return out
 
 
 @njit

@@ -561,25 +561,45 @@ def _open_side(g, labels, i, y0, x0, y1, x1):
     return side, a, b
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
-def cup_beam(g: Grid, spread: bool) -> Grid | None:
-    """A cup open on one side fills (a marker) and shines out of its gap (`spread`: a diagonal ray at each end too)."""
-    h, w = g.shape
-    labels, n = label(g, True, False)
+@njit
+def _cups(g, by_colour):
+    """(labels, cups): the objects (`label`, 8-connected) open on exactly one side of their box (see _open_side),
+    one row each: label, top, left, bottom, right, side, a, b."""
+    labels, n = label(g, True, by_colour)
     box = label_boxes(labels, n)
-    out = g.copy()
-    shone = False
+    cups = np.zeros((n, 8), dtype=np.int64)
+    m = 0
     for i in range(1, n + 1):
         y0, x0, y1, x1 = box[i, 0], box[i, 1], box[i, 2], box[i, 3]
         if y1 - y0 < 2 or x1 - x0 < 2:
             continue
         side, a, b = _open_side(g, labels, i, y0, x0, y1, x1)
-        if side < 0:
-            continue
-        for y in range(y0, y1 + 1):
-            for x in range(x0, x1 + 1):
-                if g[y, x] == 0:
-                    out[y, x] = MARKER
+        if side >= 0:
+            cups[m, 0], cups[m, 1], cups[m, 2], cups[m, 3], cups[m, 4] = i, y0, x0, y1, x1
+            cups[m, 5], cups[m, 6], cups[m, 7] = side, a, b
+            m += 1
+    return labels, cups[:m]
+
+
+@njit
+def _fill_zeros(out, g, y0, x0, y1, x1, colour):
+    """Paint colour on the zero cells of g in rows y0..y1 and columns x0..x1 (inclusive; clipped to the grid)."""
+    h, w = g.shape
+    for y in range(max(y0, 0), min(y1, h - 1) + 1):
+        for x in range(max(x0, 0), min(x1, w - 1) + 1):
+            if g[y, x] == 0:
+                out[y, x] = colour
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def cup_beam(g: Grid, spread: bool) -> Grid | None:
+    """A cup open on one side fills (a marker) and shines out of its gap (`spread`: a diagonal ray at each end too)."""
+    h, w = g.shape
+    _, cups = _cups(g, False)
+    out = g.copy()
+    for j in range(cups.shape[0]):
+        y0, x0, y1, x1, side, a, b = cups[j, 1], cups[j, 2], cups[j, 3], cups[j, 4], cups[j, 5], cups[j, 6], cups[j, 7]
+        _fill_zeros(out, g, y0, x0, y1, x1, MARKER)
         iy, ix = _inward(side)
         dy, dx = -iy, -ix  # out of the cup
         ay, ax = (0, 1) if side < 2 else (1, 0)  # along the open side
@@ -595,8 +615,34 @@ def cup_beam(g: Grid, spread: bool) -> Grid | None:
             while spread and 0 <= y < h and 0 <= x < w and g[y, x] == 0:
                 out[y, x] = MARKER
                 y, x = y + ey, x + ex
-        shone = True
-    return out if shone else empty()
+    return out if cups.shape[0] else empty()
+
+
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
+def cup_fill_seed(g: Grid, lid: bool) -> Grid | None:
+    """A cup open on one side fills with the one other colour it holds (`lid`: so does the line past its open side)."""
+    labels, cups = _cups(g, True)
+    out = g.copy()
+    filled = False
+    for j in range(cups.shape[0]):
+        i, y0, x0, y1, x1, side = cups[j, 0], cups[j, 1], cups[j, 2], cups[j, 3], cups[j, 4], cups[j, 5]
+        seed = 0
+        for y in range(y0 + 1, y1):
+            for x in range(x0 + 1, x1):
+                v = g[y, x]
+                if v != 0 and labels[y, x] != i:
+                    if seed != 0 and v != seed:
+                        return empty()
+                    seed = v
+        if seed == 0:
+            continue
+        _fill_zeros(out, g, y0, x0, y1, x1, seed)
+        if lid:  # the box's open side, moved one cell out of the cup
+            iy, ix = _inward(side)
+            _fill_zeros(out, g, (y0 if side != 1 else y1) - iy, (x0 if side != 3 else x1) - ix,
+                        (y1 if side != 0 else y0) - iy, (x1 if side != 2 else x0) - ix, seed)
+        filled = True
+    return out if filled else empty()
 
 
 @primitive(cost=2, shape="keep", kernel=True)
