@@ -123,20 +123,29 @@ def gravity(g: Grid, direction: str) -> Grid:
 def _slide_colour(g, c, dy, dx):
     """g with the cells of colour c moved as one block by (dy, dx) steps until one would leave the
     grid or land on a non-zero cell of another colour."""
-    h, w = g.shape
     step = 0
-    while True:
-        nxt = step + 1
-        blocked = False
-        for y in range(h):
-            for x in range(w):
-                if g[y, x] == c:
-                    ny, nx = y + dy * nxt, x + dx * nxt
-                    if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != c):
-                        blocked = True
-        if blocked:
-            break
-        step = nxt
+    while not _blocked(g, c, dy * (step + 1), dx * (step + 1)):
+        step += 1
+    return _moved(g, c, dy * step, dx * step)
+
+
+@njit
+def _blocked(g, c, dy, dx):
+    """Whether a cell of colour c, moved by (dy, dx), would leave the grid or land on another colour."""
+    h, w = g.shape
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                ny, nx = y + dy, x + dx
+                if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != c):
+                    return True
+    return False
+
+
+@njit
+def _moved(g, c, dy, dx):
+    """g with the cells of colour c moved by (dy, dx) (each lands inside the grid)."""
+    h, w = g.shape
     out = g.copy()
     for y in range(h):
         for x in range(w):
@@ -145,7 +154,7 @@ def _slide_colour(g, c, dy, dx):
     for y in range(h):
         for x in range(w):
             if g[y, x] == c:
-                out[y + dy * step, x + dx * step] = c
+                out[y + dy, x + dx] = c
     return out
 
 
@@ -210,20 +219,7 @@ def step_to(g: Grid, c: Color) -> Grid | None:
     _, dy, dx = _towards(mine, rest, True)
     if dy == 0 and dx == 0:
         return empty()
-    h, w = g.shape
-    out = g.copy()
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                ny, nx = y + dy, x + dx
-                if ny < 0 or ny >= h or nx < 0 or nx >= w or (g[ny, nx] != 0 and g[ny, nx] != c):
-                    return empty()
-                out[y, x] = 0
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                out[y + dy, x + dx] = c
-    return out
+    return empty() if _blocked(g, c, dy, dx) else _moved(g, c, dy, dx)
 
 
 @njit
