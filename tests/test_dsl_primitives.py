@@ -822,6 +822,22 @@ CASES = {
                 (G([3, 0, 0], [0, 0, 0], [0, 0, 4]), (3,), G([0, 0, 0], [0, 3, 0], [0, 0, 4])),
                 (G([2, 5]), (2,), None)],  # they already touch
     "slide_objects": [(G([2, 0], [0, 0], [0, 0], [1, 1]), ("down",), G([0, 0], [0, 0], [2, 0], [1, 1]))],
+    # zeros take the colour their image holds, about the grid's centre
+    "overlay_image": [(G([0, 5, 0], [3, 5, 0]), ("rotate180",), G([0, 5, 3], [3, 5, 0])),
+                      (G([1, 0], [0, 0]), ("flip_lr",), G([1, 1], [0, 0])),
+                      (G([1, 2], [3, 4]), ("rotate180",), None),  # nothing to fill
+                      (G([1, 0, 0], [0, 0, 0]), ("transpose",), None)],  # not square
+    # 0 counts as a colour: here 5 and 0 are the two commonest, so 1 and 2 are marked
+    "mark_uncommon": [(G([5, 5, 1], [0, 0, 2], [5, 0, 5]), (2,), G([5, 5, M], [0, 0, M], [5, 0, 5])),
+                      (G([5, 5, 1], [0, 0, 1], [0, 2, 2]), (2,), None)],  # 5, 1 and 2 tie for second
+    # the columns under the roof that hold a drop below it fill down from the roof
+    "shelter_columns": [(G([0, 4, 4, 4], [0, 0, 0, 0], [0, 0, 0, 2], [2, 0, 0, 0]), (),
+                         G([0, 4, 4, 4], [0, 0, 0, 2], [0, 0, 0, 2], [2, 0, 0, 2])),
+                        (G([4, 4, 0], [0, 0, 0], [2, 0, 0], [0, 0, 2]), (),
+                         G([4, 4, 0], [2, 0, 0], [2, 0, 0], [2, 0, 2])),
+                        (G([4, 4, 0], [0, 0, 2]), (), None)],  # no drop under the roof
+    "key_rows": [(G([3, 1], [5, 5], [0, 0], [0, 0], [0, 0]), (), G([3, 1], [5, 5], [3, 3], [1, 1], [3, 3])),
+                 (G([3, 0], [5, 5], [0, 0]), (), None)],  # the key has a gap
     # the cup takes the colour of what it holds, through its gap; with a lid, the row above its open top too
     "cup_fill_seed": [(G([0, 0, 0, 0, 0], [1, 1, 0, 1, 1], [1, 0, 3, 0, 1], [1, 1, 1, 1, 1]), (True,),
                        G([3, 3, 3, 3, 3], [1, 1, 3, 1, 1], [1, 3, 3, 3, 1], [1, 1, 1, 1, 1])),

@@ -100,8 +100,11 @@ def test_pieces_stack_the_compiled_core_s_states_three_deep():
 
     warm()  # a cold cache compiles before the core's clock starts, not inside its 30 s
     ins = _grids(5, 5)
-    # each grid over its left-right mirror over its up-down mirror: three layers of depth-1 states
-    outs = [np.where(g != 0, g, np.where(g[:, ::-1] != 0, g[:, ::-1], g[::-1])).astype(np.uint8) for g in ins]
+    # each grid over its quarter turn over itself one row down: three layers of depth-1 states
+    # (no one op lays two of them, as overlay_image lays a grid over its mirror)
+    down = [np.vstack([np.zeros((1, g.shape[1]), np.uint8), g[:-1]]) for g in ins]
+    outs = [np.where(g != 0, g, np.where(np.rot90(g) != 0, np.rot90(g), d)).astype(np.uint8)
+            for g, d in zip(ins, down, strict=True)]
     core = CoreSearch(ins[:4], outs[:4], ins[4:], time.monotonic() + 30, max_depth=1, prune=False)
     core.run()
     assert not core.exact()

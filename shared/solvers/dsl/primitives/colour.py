@@ -151,6 +151,31 @@ def paint_minor(g: Grid) -> Grid | None:
     return _paint(g, ranked[n - 1])
 
 
+@primitive(cost=1.5, params=((1,), (2,)), shape="keep", kernel=True)
+def mark_uncommon(g: Grid, k: int) -> Grid | None:
+    """Mark the cells whose colour (0 counted) is not one of the grid's k commonest colours."""
+    # declines when fewer than k + 1 colours are present, or when the k-th and the next tie
+    n = _counts(g)
+    top = np.zeros(k + 1, dtype=np.int64)  # the k + 1 largest counts, largest first
+    for c in range(256):
+        v = n[c]
+        i = k + 1
+        while i > 0 and top[i - 1] < v:
+            i -= 1
+        if i <= k:
+            top[i + 1:] = top[i:k].copy()
+            top[i] = v
+    if top[k] == 0 or top[k - 1] == top[k]:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    for y in range(h):
+        for x in range(w):
+            if n[g[y, x]] < top[k - 1]:
+                out[y, x] = MARKER
+    return out
+
+
 @primitive(cost=1.5, shape="keep", kernel=True)
 def fill_major(g: Grid) -> Grid:
     """Every cell takes the grid's most frequent colour (background included)."""

@@ -147,6 +147,26 @@ def repeat_block(g: Grid, across: bool) -> Grid | None:
 
 
 @primitive(cost=2, shape="keep", kernel=True)
+def key_rows(g: Grid) -> Grid | None:
+    """Below a full top row (the key) and a one-colour rule, the empty rows take the key's colours in turn."""
+    h, w = g.shape
+    if h < 3 or g[1, 0] == 0:
+        return empty()
+    for x in range(w):
+        if g[0, x] == 0 or g[1, x] != g[1, 0]:
+            return empty()
+    for y in range(2, h):
+        for x in range(w):
+            if g[y, x] != 0:
+                return empty()
+    out = g.copy()
+    for y in range(2, h):
+        for x in range(w):
+            out[y, x] = g[0, (y - 2) % w]
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
 def repeat_toward_markers(g: Grid) -> Grid | None:
     """The biggest shape repeats toward each other shape (a marker) to the edge, in the marker's colour."""
     # the step is the largest k for which the marker's cells, moved back k cells toward the

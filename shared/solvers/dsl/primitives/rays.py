@@ -12,10 +12,12 @@ import numpy as np
 from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     argmax_count,
+    biggest_object,
     counts,
     empty,
     label,
     label_boxes,
+    object_cells,
     swap_zero,
     two_colours,
 )
@@ -666,3 +668,38 @@ def marks_under(g: Grid) -> Grid | None:
                 return empty()
         out[h - 1, x] = MARKER
     return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def shelter_columns(g: Grid) -> Grid | None:
+    """Under the biggest object, each column holding a cell of the other colour below it fills down to the edge."""
+    # two colours: the biggest object (8-connected, one colour) is the shelter, the other colour falls
+    # beneath it; a column fills from just under the shelter's lowest cell in it
+    a, b = two_colours(counts(g))
+    if a == 0:
+        return empty()
+    n, start, cells = object_cells(g, True, True)
+    big = biggest_object(start, n)
+    if big < 0:
+        return empty()
+    h, w = g.shape
+    first = cells[start[big]]
+    d = b if g[first // w, first % w] == a else a
+    low = np.full(w, -1, dtype=np.int64)
+    for k in range(start[big], start[big + 1]):
+        low[cells[k] % w] = max(low[cells[k] % w], cells[k] // w)
+    out = g.copy()
+    hit = False
+    for x in range(w):
+        if low[x] < 0:
+            continue
+        below = False
+        for y in range(low[x] + 1, h):
+            below = below or g[y, x] == d
+        if not below:
+            continue
+        for y in range(low[x] + 1, h):
+            if out[y, x] == 0:
+                out[y, x] = d
+                hit = True
+    return out if hit else empty()

@@ -377,6 +377,26 @@ def _edit(crop, how, new, cnt):
             new[y, x] = v
 
 
+@primitive(cost=2, params=(("flip_lr",), ("flip_ud",), ("rotate180",), ("transpose",)), shape="keep",
+           kernel=True)
+def overlay_image(g: Grid, how: str) -> Grid | None:
+    """Fill the zeros of the grid from its image under `how` about the grid's centre (a mirror or a half turn)."""
+    # declines when no zero takes a colour, or for "transpose" of a grid that is not square
+    h, w = g.shape
+    if how == _TRANSPOSE and h != w:
+        return empty()
+    image = np.empty((h, w), dtype=np.uint8)
+    _edit(g, how, image, np.empty(0, dtype=np.int64))  # the counts are only read for the recolouring edits
+    out = g.copy()
+    hit = False
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == 0 and image[y, x] != 0:
+                out[y, x] = image[y, x]
+                hit = True
+    return out if hit else empty()
+
+
 @primitive(cost=2, params=(("flip_lr",), ("flip_ud",), ("rotate180",), ("transpose",), ("invert",), ("swap",),
                            ("symmetric",), ("fill_box",)), shape="keep", kernel=True)
 def each_object(g: Grid, how: str) -> Grid | None:
