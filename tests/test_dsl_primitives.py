@@ -829,7 +829,8 @@ CASES = {
                       (G([1, 0, 0], [0, 0, 0]), ("transpose",), None)],  # not square
     # 0 counts as a colour: here 5 and 0 are the two commonest, so 1 and 2 are marked
     "mark_uncommon": [(G([5, 5, 1], [0, 0, 2], [5, 0, 5]), (2,), G([5, 5, M], [0, 0, M], [5, 0, 5])),
-                      (G([5, 5, 1], [0, 0, 1], [0, 2, 2]), (2,), None)],  # 5, 1 and 2 tie for second
+                      (G([5, 5, 1], [0, 0, 1], [0, 2, 2]), (2,), None),  # 5, 1 and 2 tie for second
+                      (G([5, 5, 1], [0, 0, 2], [5, 0, 5]), (0,), None)],  # no commonest colours to keep
     # the columns under the roof that hold a drop below it fill down from the roof
     "shelter_columns": [(G([0, 4, 4, 4], [0, 0, 0, 0], [0, 0, 0, 2], [2, 0, 0, 0]), (),
                          G([0, 4, 4, 4], [0, 0, 0, 2], [0, 0, 0, 2], [2, 0, 0, 2])),

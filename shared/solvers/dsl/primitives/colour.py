@@ -155,6 +155,8 @@ def paint_minor(g: Grid) -> Grid | None:
 def mark_uncommon(g: Grid, k: int) -> Grid | None:
     """Mark the cells whose colour (0 counted) is not one of the grid's k commonest colours."""
     # declines when fewer than k + 1 colours are present, or when the k-th and the next tie
+    if k < 1:
+        return empty()
     n = _counts(g)
     top = np.zeros(k + 1, dtype=np.int64)  # the k + 1 largest counts, largest first
     for c in range(256):

@@ -693,11 +693,11 @@ def shelter_columns(g: Grid) -> Grid | None:
     for x in range(w):
         if low[x] < 0:
             continue
-        below = False
-        for y in range(low[x] + 1, h):
-            below = below or g[y, x] == d
-        if not below:
-            continue
+        y = low[x] + 1
+        while y < h and g[y, x] != d:
+            y += 1
+        if y == h:
+            continue  # no cell of the other colour below the shelter in this column
         for y in range(low[x] + 1, h):
             if out[y, x] == 0:
                 out[y, x] = d
