@@ -155,25 +155,18 @@ def paint_minor(g: Grid) -> Grid | None:
 def mark_uncommon(g: Grid, k: int) -> Grid | None:
     """Mark the cells whose colour (0 counted) is not one of the grid's k commonest colours."""
     # declines when fewer than k + 1 colours are present, or when the k-th and the next tie
-    if k < 1:
-        return empty()
     n = _counts(g)
-    top = np.zeros(k + 1, dtype=np.int64)  # the k + 1 largest counts, largest first
-    for c in range(256):
-        v = n[c]
-        i = k + 1
-        while i > 0 and top[i - 1] < v:
-            i -= 1
-        if i <= k:
-            top[i + 1:] = top[i:k].copy()
-            top[i] = v
-    if top[k] == 0 or top[k - 1] == top[k]:
+    if k < 1 or k >= n.shape[0]:
+        return empty()
+    ordered = np.sort(n)
+    cut, nxt = ordered[-k], ordered[-k - 1]  # the k-th largest count and the next
+    if nxt == 0 or cut == nxt:
         return empty()
     h, w = g.shape
     out = g.copy()
     for y in range(h):
         for x in range(w):
-            if n[g[y, x]] < top[k - 1]:
+            if n[g[y, x]] < cut:
                 out[y, x] = MARKER
     return out
 
