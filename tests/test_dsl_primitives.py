@@ -839,6 +839,11 @@ CASES = {
                         (G([4, 4, 0], [0, 0, 2]), (), None)],  # no drop under the roof
     "key_rows": [(G([3, 1], [5, 5], [0, 0], [0, 0], [0, 0]), (), G([3, 1], [5, 5], [3, 3], [1, 1], [3, 3])),
                  (G([3, 0], [5, 5], [0, 0]), (), None)],  # the key has a gap
+    # the block docks on the full line and a marker line runs behind it; a full column works the same way
+    "dock_with_bar": [(G([3, 0], [0, 0], [0, 0], [2, 2]), (), G([0, 0], [M, M], [3, 0], [2, 2])),
+                      (G([0, 0, 3, 2], [0, 3, 3, 2]), (), G([M, 0, 3, 2], [M, 3, 3, 2])),
+                      (G([3, 0], [2, 2], [0, 3]), (), None),  # cells on both sides of the line
+                      (G([3, 0], [2, 2]), (), None)],  # no room for the marker line
     # the cup takes the colour of what it holds, through its gap; with a lid, the row above its open top too
     "cup_fill_seed": [(G([0, 0, 0, 0, 0], [1, 1, 0, 1, 1], [1, 0, 3, 0, 1], [1, 1, 1, 1, 1]), (True,),
                        G([3, 3, 3, 3, 3], [1, 1, 3, 1, 1], [1, 3, 3, 3, 1], [1, 1, 1, 1, 1])),

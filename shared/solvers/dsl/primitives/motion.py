@@ -23,6 +23,7 @@ from shared.solvers.dsl.primitives.kernels import (
     outside_zeros,
     paste,
     split_colour,
+    turned_back,
 )
 from shared.solvers.dsl.primitives.parts import _cuts, _layout
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
@@ -220,6 +221,62 @@ def step_to(g: Grid, c: Color) -> Grid | None:
     if dy == 0 and dx == 0:
         return empty()
     return empty() if _blocked(g, c, dy, dx) else _moved(g, c, dy, dx)
+
+
+@njit
+def _full_row(g, y):
+    """Whether row y of g is one non-zero colour across."""
+    for x in range(g.shape[1]):
+        if g[y, x] == 0 or g[y, x] != g[y, 0]:
+            return False
+    return True
+
+
+@njit
+def _dock_rows(g):
+    """`dock_with_bar` for a wall that is a row: the grid it gives, or the empty grid."""
+    # a wall: a full row with every other cell on one side of it; there must be exactly one
+    h, w = g.shape
+    wall, y0, y1 = -1, h, -1
+    for y in range(h):
+        if not _full_row(g, y):
+            continue
+        lo, hi = h, -1  # the rows of every other cell: the block
+        for v in range(h):
+            for x in range(w):
+                if v != y and g[v, x] != 0:
+                    lo, hi = min(lo, v), max(hi, v)
+                    break
+        if hi < 0 or lo < y < hi:
+            continue
+        if wall >= 0:
+            return empty()
+        wall, y0, y1 = y, lo, hi
+    if wall < 0:
+        return empty()
+    shift = wall - 1 - y1 if y1 < wall else wall + 1 - y0
+    bar = y0 + shift - 1 if y1 < wall else y1 + shift + 1
+    if bar < 0 or bar >= h:
+        return empty()
+    out = np.zeros((h, w), dtype=np.uint8)
+    for x in range(w):
+        out[wall, x] = g[wall, x]
+        out[bar, x] = MARKER
+    for y in range(y0, y1 + 1):
+        for x in range(w):
+            if g[y, x] != 0:
+                out[y + shift, x] = g[y, x]
+    return out
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def dock_with_bar(g: Grid) -> Grid | None:
+    """The cells off the one full line move as a block to touch it; a marker line runs along the block's far side."""
+    by_row = _dock_rows(g)
+    by_column = turned_back(_dock_rows(g.T.copy()))
+    if by_row.size and by_column.size:
+        return empty()
+    return by_row if by_row.size else by_column
 
 
 @njit
