@@ -839,6 +839,15 @@ CASES = {
                         (G([4, 4, 0], [0, 0, 2]), (), None)],  # no drop under the roof
     "key_rows": [(G([3, 1], [5, 5], [0, 0], [0, 0], [0, 0]), (), G([3, 1], [5, 5], [3, 3], [1, 1], [3, 3])),
                  (G([3, 0], [5, 5], [0, 0]), (), None)],  # the key has a gap
+    # the shape is mirrored beside itself towards the side the pointer (colour 4) leans to
+    "mirror_toward": [(G([0, 0, 5, 0], [0, 0, 5, 5], [0, 0, 4, 0], [0, 0, 4, 4]), (4,),
+                       G([0, 5, 5, 0], [5, 5, 5, 5], [0, 0, 4, 0], [0, 0, 4, 4])),
+                      (G([0, 0, 5, 0], [0, 0, 5, 5], [0, 0, 4, 4]), (4,), None)],  # the pointer leans nowhere
+    # the run goes on from both ends; at a wall the ray splits both ways across, and stops at the edge
+    "branching_ray": [(G([0, 0, 0, 0], [0, 0, 0, 0], [3, 3, 0, 5], [0, 0, 0, 0]), (3,),
+                       G([0, 0, 3, 0], [0, 0, 3, 0], [3, 3, 3, 5], [0, 0, 3, 0])),
+                      (G([3, 0], [0, 3]), (3,), None),  # not one straight run
+                      (G([3, 3, 5],), (3,), None)],  # walled in at both ends: nothing to paint
     # the block docks on the full line and a marker line runs behind it; a full column works the same way
     "dock_with_bar": [(G([3, 0], [0, 0], [0, 0], [2, 2]), (), G([0, 0], [M, M], [3, 0], [2, 2])),
                       (G([0, 0, 3, 2], [0, 3, 3, 2]), (), G([M, 0, 3, 2], [M, 3, 3, 2])),

@@ -20,6 +20,7 @@ from shared.solvers.dsl.primitives.kernels import (
     object_cells,
     outside_zeros,
     split_colour,
+    turned_back,
     two_colours,
 )
 from shared.solvers.dsl.primitives.registry import primitive
@@ -660,3 +661,47 @@ def frame_matches(g: Grid) -> Grid | None:
     if not found:
         return empty()
     return out
+
+
+@njit
+def _mirror_across(g, c):
+    """`mirror_toward` for a pointer above or below the shape: the grid it gives, or the empty grid."""
+    h, w = g.shape
+    big = 1 << 30
+    py0, py1, px0, px1, n, sx = big, -1, big, -1, 0, 0  # the pointer: the cells of colour c
+    sy0, sy1, sx0, sx1 = big, -1, big, -1  # the shape: every other cell
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                py0, py1, px0, px1 = min(py0, y), max(py1, y), min(px0, x), max(px1, x)
+                n += 1
+                sx += x
+            elif g[y, x] != 0:
+                sy0, sy1, sx0, sx1 = min(sy0, y), max(sy1, y), min(sx0, x), max(sx1, x)
+    if n == 0 or sy1 < 0 or px1 < sx0 or px0 > sx1 or not (py1 < sy0 or py0 > sy1):
+        return empty()  # the pointer must lie above or below the shape, under part of it
+    lean = 2 * sx - n * (px0 + px1)  # twice its cells' mean column less its box's middle, times n
+    if lean == 0:
+        return empty()
+    edge = 2 * sx0 - 1 if lean < 0 else 2 * sx1 + 1  # a cell at x lands at edge - x
+    out = g.copy()
+    for y in range(sy0, sy1 + 1):
+        for x in range(sx0, sx1 + 1):
+            if g[y, x] != 0 and g[y, x] != c:
+                nx = edge - x
+                if nx < 0 or nx >= w or g[y, nx] != 0:
+                    return empty()
+                out[y, nx] = g[y, x]
+    return out
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def mirror_toward(g: Grid, c: Color) -> Grid | None:
+    """The shape (the cells not of colour c) is mirrored beside itself, on the side the pointer of colour c leans to."""
+    # the pointer lies above or below the shape (or beside it) and leans left or right (up or down):
+    # its cells' mean column is off its box's middle
+    across = _mirror_across(g, c)
+    down = turned_back(_mirror_across(g.T.copy(), c))
+    if across.size and down.size:
+        return empty()
+    return across if across.size else down

@@ -703,3 +703,62 @@ def shelter_columns(g: Grid) -> Grid | None:
                 out[y, x] = d
                 hit = True
     return out if hit else empty()
+
+
+@njit
+def _segment_ends(g, c):
+    """(y0, x0, y1, x1, horizontal) of the cells of colour c when they form one straight run of two or
+    more cells; y0 = -1 when they do not."""
+    h, w = g.shape
+    y0, x0, y1, x1, n = h, w, -1, -1, 0
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                y0, x0, y1, x1, n = min(y0, y), min(x0, x), max(y1, y), max(x1, x), n + 1
+    if n < 2 or (y0 != y1 and x0 != x1) or n != (y1 - y0) + (x1 - x0) + 1:
+        return -1, 0, 0, 0, False
+    return y0, x0, y1, x1, y0 == y1
+
+
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
+def branching_ray(g: Grid, c: Color) -> Grid | None:
+    """A straight run of colour c goes on from both ends; where a ray meets a wall it splits both ways across."""
+    # a ray stops at the grid's edge; one that meets a wall on its first step ends there; the cells
+    # of colour c are no wall
+    y0, x0, y1, x1, horizontal = _segment_ends(g, c)
+    if y0 < 0 or c == 0:
+        return empty()
+    h, w = g.shape
+    out = g.copy()
+    seen = np.zeros((h, w, 4), dtype=np.bool_)
+    stack = np.zeros((8 * h * w + 2, 4), dtype=np.int64)  # y, x, dy, dx: each ray splits at most once
+    if horizontal:
+        stack[0] = (y0, x0, 0, -1)
+        stack[1] = (y1, x1, 0, 1)
+    else:
+        stack[0] = (y0, x0, -1, 0)
+        stack[1] = (y1, x1, 1, 0)
+    top, hit = 2, False
+    while top > 0:
+        top -= 1
+        y, x, dy, dx = stack[top]
+        d = dy + 1 if dy else dx + 2  # 0 up, 1 left, 2 down, 3 right
+        if seen[y, x, d]:
+            continue
+        seen[y, x, d] = True
+        moved = False
+        while True:
+            ny, nx = y + dy, x + dx
+            if ny < 0 or ny >= h or nx < 0 or nx >= w:
+                break
+            if g[ny, nx] != 0 and g[ny, nx] != c:
+                if moved:  # split across
+                    stack[top] = (y, x, dx, dy)
+                    stack[top + 1] = (y, x, -dx, -dy)
+                    top += 2
+                break
+            if out[ny, nx] == 0:
+                out[ny, nx] = c
+                hit = True
+            y, x, moved = ny, nx, True
+    return out if hit else empty()
