@@ -842,7 +842,8 @@ CASES = {
     # the shape is mirrored beside itself towards the side the pointer (colour 4) leans to
     "mirror_toward": [(G([0, 0, 5, 0], [0, 0, 5, 5], [0, 0, 4, 0], [0, 0, 4, 4]), (4,),
                        G([0, 5, 5, 0], [5, 5, 5, 5], [0, 0, 4, 0], [0, 0, 4, 4])),
-                      (G([0, 0, 5, 0], [0, 0, 5, 5], [0, 0, 4, 4]), (4,), None)],  # the pointer leans nowhere
+                      (G([0, 0, 5, 0], [0, 0, 5, 5], [0, 0, 4, 4]), (4,), None),  # the pointer leans nowhere
+                      (G([5, 5], [0, 0]), (0,), None)],  # 0 is the background, not a pointer
     # the run goes on from both ends; at a wall the ray splits both ways across, and stops at the edge
     "branching_ray": [(G([0, 0, 0, 0], [0, 0, 0, 0], [3, 3, 0, 5], [0, 0, 0, 0]), (3,),
                        G([0, 0, 3, 0], [0, 0, 3, 0], [3, 3, 3, 5], [0, 0, 3, 0])),

@@ -700,6 +700,8 @@ def mirror_toward(g: Grid, c: Color) -> Grid | None:
     """The shape (the cells not of colour c) is mirrored beside itself, on the side the pointer of colour c leans to."""
     # the pointer lies above or below the shape (or beside it) and leans left or right (up or down):
     # its cells' mean column is off its box's middle
+    if c == 0:
+        return empty()  # the search passes only the colours of the inputs; a printed program may pass 0
     across = _mirror_across(g, c)
     down = turned_back(_mirror_across(g.T.copy(), c))
     if across.size and down.size:

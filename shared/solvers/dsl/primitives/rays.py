@@ -731,7 +731,8 @@ def branching_ray(g: Grid, c: Color) -> Grid | None:
     h, w = g.shape
     out = g.copy()
     seen = np.zeros((h, w, 4), dtype=np.bool_)
-    stack = np.zeros((8 * h * w + 2, 4), dtype=np.int64)  # y, x, dy, dx: each ray splits at most once
+    # y, x, dy, dx; each (cell, direction) starts a ray once and pushes at most two: the stack never overflows
+    stack = np.zeros((8 * h * w + 2, 4), dtype=np.int64)
     if horizontal:
         stack[0] = (y0, x0, 0, -1)
         stack[1] = (y1, x1, 0, 1)
