@@ -154,6 +154,32 @@ def find_uniform_lines(g, c, rows, cols):
 
 
 @njit
+def one_colour_row(g, y):
+    """Whether row y of g is one non-zero colour across."""
+    for x in range(g.shape[1]):
+        if g[y, x] == 0 or g[y, x] != g[y, 0]:
+            return False
+    return True
+
+
+@njit
+def colour_and_rest(g, c):
+    """The boxes (top, bottom, left, right) of the cells of colour c and of the other non-zero cells
+    (bottom -1: no such cells)."""
+    h, w = g.shape
+    big = 1 << 30
+    my0, my1, mx0, mx1 = big, -1, big, -1
+    ry0, ry1, rx0, rx1 = big, -1, big, -1
+    for y in range(h):
+        for x in range(w):
+            if g[y, x] == c:
+                my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
+            elif g[y, x] != 0:
+                ry0, ry1, rx0, rx1 = min(ry0, y), max(ry1, y), min(rx0, x), max(rx1, x)
+    return (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1)
+
+
+@njit
 def bbox_nonzero(g):
     """(y0, x0, y1, x1), end-exclusive, of the non-zero cells; y1 = -1 when there are none."""
     h, w = g.shape

@@ -13,11 +13,13 @@ from shared.solvers.dsl.jit import njit
 from shared.solvers.dsl.primitives.kernels import (
     biggest_object,
     cells_box,
+    colour_and_rest,
     counts,
     empty,
     label,
     label_boxes,
     object_cells,
+    one_colour_row,
     outside_zeros,
     split_colour,
     turned_back,
@@ -34,14 +36,7 @@ def _mirror_rows(t):
     th, tw = t.shape
     lines, r = 0, -1
     for y in range(th):
-        if t[y, 0] == 0:
-            continue
-        full = True
-        for x in range(tw):
-            if t[y, x] != t[y, 0]:
-                full = False
-                break
-        if full:
+        if one_colour_row(t, y):
             lines += 1
             r = y
     out = t.copy()
@@ -81,15 +76,7 @@ def mirror_at_marker(g: Grid) -> Grid | None:
         return empty()
     mark, main = (a, b) if n[a] < n[b] else (b, a)
     h, w = g.shape
-    big = 1 << 30
-    my0, my1, mx0, mx1 = big, -1, big, -1
-    sy0, sy1, sx0, sx1 = big, -1, big, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == mark:
-                my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
-            elif g[y, x] == main:
-                sy0, sy1, sx0, sx1 = min(sy0, y), max(sy1, y), min(sx0, x), max(sx1, x)
+    (my0, my1, mx0, mx1), (sy0, sy1, sx0, sx1) = colour_and_rest(g, mark)  # the rest: the main colour
     # the main cells go to (ay - y, ax - x) along the axis that flips (a = -1 keeps that axis)
     ay, ax = -1, -1
     if mx0 > sx1:
@@ -666,21 +653,18 @@ def frame_matches(g: Grid) -> Grid | None:
 @njit
 def _mirror_across(g, c):
     """`mirror_toward` for a pointer above or below the shape: the grid it gives, or the empty grid."""
-    h, w = g.shape
-    big = 1 << 30
-    py0, py1, px0, px1, n, sx = big, -1, big, -1, 0, 0  # the pointer: the cells of colour c
-    sy0, sy1, sx0, sx1 = big, -1, big, -1  # the shape: every other cell
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                py0, py1, px0, px1 = min(py0, y), max(py1, y), min(px0, x), max(px1, x)
-                n += 1
-                sx += x
-            elif g[y, x] != 0:
-                sy0, sy1, sx0, sx1 = min(sy0, y), max(sy1, y), min(sx0, x), max(sx1, x)
-    if n == 0 or sy1 < 0 or px1 < sx0 or px0 > sx1 or not (py1 < sy0 or py0 > sy1):
+    w = g.shape[1]
+    # the pointer: the cells of colour c; the shape: every other cell
+    (py0, py1, px0, px1), (sy0, sy1, sx0, sx1) = colour_and_rest(g, c)
+    if py1 < 0 or sy1 < 0 or px1 < sx0 or px0 > sx1 or not (py1 < sy0 or py0 > sy1):
         return empty()  # the pointer must lie above or below the shape, under part of it
-    lean = 2 * sx - n * (px0 + px1)  # twice its cells' mean column less its box's middle, times n
+    n = total = 0  # the pointer's cells and the sum of their columns
+    for y in range(py0, py1 + 1):
+        for x in range(px0, px1 + 1):
+            if g[y, x] == c:
+                n += 1
+                total += x
+    lean = 2 * total - n * (px0 + px1)  # twice its cells' mean column less its box's middle, times n
     if lean == 0:
         return empty()
     edge = 2 * sx0 - 1 if lean < 0 else 2 * sx1 + 1  # a cell at x lands at edge - x

@@ -15,11 +15,13 @@ from shared.solvers.dsl.primitives.kernels import (
     biggest_object,
     box_corners,
     cells_box,
+    colour_and_rest,
     counts,
     empty,
     first_cells,
     lone_cell,
     object_cells,
+    one_colour_row,
     outside_zeros,
     paste,
     split_colour,
@@ -175,27 +177,10 @@ def slide_objects(g: Grid, direction: str) -> Grid:
     return _slide_colour(g, mover, dy, dx)
 
 
-@njit
-def _colour_and_rest(g, c):
-    """The boxes (top, bottom, left, right) of the cells of colour c and of the other non-zero cells
-    (bottom -1: no such cells)."""
-    h, w = g.shape
-    big = 1 << 30
-    my0, my1, mx0, mx1 = big, -1, big, -1
-    ry0, ry1, rx0, rx1 = big, -1, big, -1
-    for y in range(h):
-        for x in range(w):
-            if g[y, x] == c:
-                my0, my1, mx0, mx1 = min(my0, y), max(my1, y), min(mx0, x), max(mx1, x)
-            elif g[y, x] != 0:
-                ry0, ry1, rx0, rx1 = min(ry0, y), max(ry1, y), min(rx0, x), max(rx1, x)
-    return (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1)
-
-
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def slide_to(g: Grid, c: Color) -> Grid | None:
     """Move the cells of colour c as one block straight towards the other cells until they touch."""
-    (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1) = _colour_and_rest(g, c)
+    (my0, my1, mx0, mx1), (ry0, ry1, rx0, rx1) = colour_and_rest(g, c)
     if c == 0 or my1 < 0 or ry1 < 0:
         return empty()
     if my1 < ry0:
@@ -214,7 +199,7 @@ def slide_to(g: Grid, c: Color) -> Grid | None:
 @primitive(cost=2, params="colours", shape="keep", kernel=True)
 def step_to(g: Grid, c: Color) -> Grid | None:
     """Move colour c one cell towards the other cells (straight if the two face each other, else diagonally)."""
-    mine, rest = _colour_and_rest(g, c)
+    mine, rest = colour_and_rest(g, c)
     if c == 0 or mine[1] < 0 or rest[1] < 0:
         return empty()
     _, dy, dx = _towards(mine, rest, True)
@@ -224,22 +209,13 @@ def step_to(g: Grid, c: Color) -> Grid | None:
 
 
 @njit
-def _full_row(g, y):
-    """Whether row y of g is one non-zero colour across."""
-    for x in range(g.shape[1]):
-        if g[y, x] == 0 or g[y, x] != g[y, 0]:
-            return False
-    return True
-
-
-@njit
 def _dock_rows(g):
     """`dock_with_bar` for a wall that is a row: the grid it gives, or the empty grid."""
     # a wall: a full row with every other cell on one side of it; there must be exactly one
     h, w = g.shape
     wall, y0, y1 = -1, h, -1
     for y in range(h):
-        if not _full_row(g, y):
+        if not one_colour_row(g, y):
             continue
         lo, hi = h, -1  # the rows of every other cell: the block
         for v in range(h):
