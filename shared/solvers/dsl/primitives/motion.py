@@ -27,7 +27,7 @@ from shared.solvers.dsl.primitives.kernels import (
     split_colour,
     turned_back,
 )
-from shared.solvers.dsl.primitives.parts import _cuts, _layout
+from shared.solvers.dsl.primitives.parts import _cuts, _layout, equal_panels
 from shared.solvers.dsl.primitives.registry import DOWN, LEFT, UP, WORDS, primitive
 from shared.solvers.dsl.types import MARKER, MAX_SIDE, Color, Grid
 
@@ -959,6 +959,43 @@ def panel_copies(g: Grid) -> Grid | None:
             paste(out, a, p, g[ry[si, 0]:ry[si, 1], rx[sj, 0]:rx[sj, 1]])
             changed = True
     return out if changed else empty()
+
+
+@primitive(cost=2, shape="keep", kernel=True)
+def stamp_panels(g: Grid) -> Grid | None:
+    """Cut along separator lines; the panel with the most odd cells is copied over each other panel with any."""
+    ry, rx = equal_panels(g)
+    if ry.shape[0] == 0:
+        return empty()
+    ph, pw = ry[0, 1] - ry[0, 0], rx[0, 1] - rx[0, 0]
+    n = np.zeros(256, dtype=np.int64)  # colour counts over the panels, the lines left out
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            n += counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])
+    b = argmax_count(n)
+    off = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.int64)  # each panel's odd cells: those not of colour b
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            off[i, j] = ph * pw - counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])[b]
+    ti, tj = 0, 0
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            if off[i, j] > off[ti, tj]:
+                ti, tj = i, j
+    if off[ti, tj] == 0:
+        return empty()
+    template = g[ry[ti, 0]:ry[ti, 1], rx[tj, 0]:rx[tj, 1]]
+    out = g.copy()
+    marked = 0
+    for i in range(ry.shape[0]):
+        for j in range(rx.shape[0]):
+            if i == ti and j == tj or off[i, j] == 0:
+                continue
+            if off[i, j] == off[ti, tj]:
+                return empty()  # two panels tie for the template
+            paste(out, ry[i, 0], rx[j, 0], template)
+            marked += 1
+    return out if marked else empty()
 
 
 @primitive(cost=2, shape="keep", kernel=True)

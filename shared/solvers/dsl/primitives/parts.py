@@ -272,15 +272,26 @@ def connect_cells(g: Grid) -> Grid | None:
     return out
 
 
+@njit
+def equal_panels(g):
+    """_cuts with any count of panels, all of one size: (row spans, column spans), no rows in either if not."""
+    ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)
+    if ry.shape[0] == 0:
+        return ry, rx
+    if ((ry[:, 1] - ry[:, 0]) != ry[0, 1] - ry[0, 0]).any() or ((rx[:, 1] - rx[:, 0]) != rx[0, 1] - rx[0, 0]).any():
+        return ry[:0], rx[:0]
+    return ry, rx
+
+
 @primitive(cost=2, shape="keep", kernel=True)
 def connect_panels(g: Grid) -> Grid | None:
     """Cut along separator lines into equal panels; join equal cells at one place of panels in a row or column."""
     # `connect_cells` for panels with cells of their own (1 x 1 panels are its case, left to it)
-    ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)
+    ry, rx = equal_panels(g)
     if ry.shape[0] == 0:
         return empty()
     ph, pw = ry[0, 1] - ry[0, 0], rx[0, 1] - rx[0, 0]
-    if ph * pw < 2 or ((ry[:, 1] - ry[:, 0]) != ph).any() or ((rx[:, 1] - rx[:, 0]) != pw).any():
+    if ph * pw < 2:
         return empty()
     out = g.copy()
     layout = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.uint8)
