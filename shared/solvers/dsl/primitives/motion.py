@@ -968,22 +968,14 @@ def stamp_panels(g: Grid) -> Grid | None:
     if ry.shape[0] == 0:
         return empty()
     ph, pw = ry[0, 1] - ry[0, 0], rx[0, 1] - rx[0, 0]
-    n = np.zeros(256, dtype=np.int64)  # colour counts over the panels, the lines left out
+    pc = np.empty((ry.shape[0], rx.shape[0], 256), dtype=np.int64)  # each panel's colour counts
     for i in range(ry.shape[0]):
         for j in range(rx.shape[0]):
-            n += counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])
-    b = argmax_count(n)
-    off = np.zeros((ry.shape[0], rx.shape[0]), dtype=np.int64)  # each panel's odd cells: those not of colour b
-    for i in range(ry.shape[0]):
-        for j in range(rx.shape[0]):
-            off[i, j] = ph * pw - counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])[b]
-    ti, tj = 0, 0
-    for i in range(ry.shape[0]):
-        for j in range(rx.shape[0]):
-            if off[i, j] > off[ti, tj]:
-                ti, tj = i, j
-    if off[ti, tj] == 0:
-        return empty()
+            pc[i, j] = counts(g[ry[i, 0]:ry[i, 1], rx[j, 0]:rx[j, 1]])
+    b = argmax_count(pc.sum(axis=0).sum(axis=0))  # the panels' commonest colour, the lines left out
+    off = ph * pw - pc[:, :, b]  # each panel's odd cells: those not of colour b
+    t = off.argmax()  # the template: the first panel with the most
+    ti, tj = t // rx.shape[0], t % rx.shape[0]
     template = g[ry[ti, 0]:ry[ti, 1], rx[tj, 0]:rx[tj, 1]]
     out = g.copy()
     marked = 0
