@@ -260,18 +260,6 @@ def test_a_split_and_its_join_take_two_steps_of_the_depth():
     assert three.exact()
 
 
-def test_a_finished_picture_is_judged_but_never_stepped_on_from():
-    task = _task(FIXTURES["crop_then_transpose"], [np.pad(g, 1) for g in _inputs(3, 4)])
-    cs = _search(task, depth=2)
-    n = cs.n_states()
-    made_by_last = [s for s in range(1, n) if cs.op_last[cs.st_op[s]]]
-    assert made_by_last and all(cs.steps(s)[-1].prim.last for s in made_by_last)
-    for s in range(1, n):  # no state grew from one a `last` primitive made
-        parent = int(cs.st_parent[s])
-        assert parent == 0 or not cs.op_last[cs.st_op[parent]], [op.label for op in cs.steps(s)]
-    assert cs.stats.stopped == "exhausted" and cs.exact()  # the building blocks still compose
-
-
 def test_a_finishing_crop_is_free_of_depth_after_a_last_step_too_big():
     scale_up, crop_content = PRIMITIVES["scale_up"].fn, PRIMITIVES["crop_content"].fn
     task = _task(lambda g: crop_content(scale_up(g, 2)), [np.pad(g, ((1, 2), (2, 1))) for g in _inputs(0, 4)])

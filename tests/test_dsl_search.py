@@ -68,19 +68,6 @@ def test_finds_the_cheapest_program_first():
     assert s.stats.stopped == "solved" or (s.stats.stopped == "time" and s.deadline < start + 5)
 
 
-def test_a_finished_picture_is_checked_but_never_expanded():
-    rng = np.random.default_rng(4)
-    grids = [np.where(rng.random((5, 6)) < 0.3, rng.integers(1, 5, (5, 6)), 0).astype(np.uint8) for _ in range(3)]
-    outputs = [PRIMITIVES["flip_ud"].fn(PRIMITIVES["shift"].fn(g, 1, 0)) for g in grids]
-    search = Search(grids[:2], outputs[:2], grids[2:], time.monotonic() + 60, max_depth=2)
-    found = search.run()
-    assert any(c.kind == "exact" for c in found)
-    states = search.states
-    assert any(s.op is not None and s.op.prim.last for s in states)
-    for s in states:  # no state grew from one a `last` primitive made
-        assert s.parent is None or states[s.parent].op is None or not states[s.parent].op.prim.last, s.op.label
-
-
 def test_search_stops_at_its_deadline(step_clock):
     ins = _grids(2, 5, 30, 30)
     start = step_clock.now

@@ -153,10 +153,10 @@ class Search:
 
     def _add(self, values: tuple, kind: str, cost: float, depth: int, parent, op) -> int | None:
         key = _key(kind, values)
-        keep = depth < self.max_depth and not (op is not None and op.prim.last)  # to be stepped on from
+        keep = depth < self.max_depth
         checked = False
         if key in self.seen:
-            # met before only as a last step or a finished picture (not kept): this copy may still be expanded
+            # met before only as a last step (not kept): this shallower copy may still be expanded
             if not keep or key not in self.leaf_keys:
                 return None
             self.leaf_keys.discard(key)
@@ -237,7 +237,7 @@ class Search:
                 self.stats.generated += 1
                 ncost = cost + op.prim.cost
                 child = self._add(new, op.prim.tout, ncost, state.depth + 1, sid, op)
-                if child is not None and self.states[child].values is not None and ncost <= self.max_cost:
+                if child is not None and state.depth + 1 < self.max_depth and ncost <= self.max_cost:
                     heapq.heappush(heap, (ncost, child))
             if len(self.states) > MAX_STATES or self.stats.stored_bytes > MAX_VALUE_BYTES:
                 self.stats.stopped = "memory"

@@ -127,7 +127,6 @@ class CoreSearch:
         self.op_a = np.array([args(op)[0] for op in last], dtype=np.int64)
         self.op_b = np.array([args(op)[1] for op in last], dtype=np.int64)
         self.op_first = np.array([steps[0].prim.first for steps in self.ops], dtype=np.bool_)
-        self.op_last = np.array([steps[-1].prim.last for steps in self.ops], dtype=np.bool_)
         self.op_shape = np.array([SHAPE_CODE[steps[0].prim.shape] if len(steps) == 1 else 0 for steps in self.ops],
                                  dtype=np.int64)
         self.op_split = np.array([split_id[steps[0]] if len(steps) == 2 else -1 for steps in self.ops],
@@ -244,7 +243,7 @@ class CoreSearch:
         for depth in range(self.max_depth):
             first, last = self.levels[depth]
             # the level's states, cheapest program first: a search the clock stops has tried those
-            todo = self._open(first + np.argsort(self.st_cost[first:last], kind="stable"))
+            todo = (first + np.argsort(self.st_cost[first:last], kind="stable")).astype(np.int64)
             self.stats.stopped = self._level(todo, depth, self.max_depth)
             if self.stats.stopped:
                 break
@@ -303,8 +302,8 @@ class CoreSearch:
             if time.monotonic() > self.deadline or len(self._with(E.EXACT)):
                 return
             first, last = self.levels[-1]
-            ids = self._open(np.arange(first, last))
-            ids = ids[(self.st_flags[ids] & E.SIZED) != 0]
+            ids = np.arange(first, last)
+            ids = ids[(self.st_flags[first:last] & E.SIZED) != 0]
             if not len(ids):
                 return
             order = np.lexsort((self.st_cost[ids], -self.st_score[ids]))[:self.beam]
@@ -312,15 +311,6 @@ class CoreSearch:
             if self._level(ids[order].astype(np.int64), depth, depth + 1):
                 return
             self.stats.depth_seconds[depth + 1] = round(time.monotonic() - start, 3)
-
-    def _open(self, ids: np.ndarray) -> np.ndarray:
-        """The states of `ids` the search may step on from: all but those whose program ends in a
-        `last` primitive (a finished picture; the root has no op). A state keeps the op of its
-        cheapest program, so one a cheaper `last` op made first stays closed."""
-        ops = self.st_op[ids]
-        closed = np.zeros(len(ids), dtype=np.bool_)
-        closed[ops >= 0] = self.op_last[ops[ops >= 0]]
-        return ids[~closed].astype(np.int64)
 
     def _stretch(self, depth: int, spent: float, done: int, todo: int, now: float) -> bool:
         """At the deadline, in the level that makes depth + 1: whether to run on to the stretch,

@@ -151,7 +151,7 @@ def paint_minor(g: Grid) -> Grid | None:
     return _paint(g, ranked[n - 1])
 
 
-@primitive(cost=1.5, params=((1,), (2,)), shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, params=((1,), (2,)), shape="keep", kernel=True)
 def mark_uncommon(g: Grid, k: int) -> Grid | None:
     """Mark the cells whose colour (0 counted) is not one of the grid's k commonest colours."""
     # declines when fewer than k + 1 colours are present, or when the k-th and the next tie
@@ -171,7 +171,7 @@ def mark_uncommon(g: Grid, k: int) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def fill_major(g: Grid) -> Grid:
     """Every cell takes the grid's most frequent colour (background included)."""
     h, w = g.shape
@@ -306,7 +306,7 @@ def colour_column(g: Grid, ascending: bool, skip: int) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, kernel=True, last=True)
+@primitive(cost=1.5, kernel=True)
 def cells_row(g: Grid) -> Grid | None:
     """The non-zero cells in reading order as one row (a count shown as a bar)."""
     h, w = g.shape
@@ -327,7 +327,7 @@ def cells_row(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, params=((False,), (True,)), shape="change", kernel=True, last=True)
+@primitive(cost=1.5, params=((False,), (True,)), shape="change", kernel=True)
 def fold_square(g: Grid, snake: bool) -> Grid | None:
     """A one-row grid wrapped row by row into the smallest square holding it (snake: every second row reversed)."""
     h, n = g.shape
@@ -391,7 +391,7 @@ def colour_sequence(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, kernel=True, last=True)
+@primitive(cost=1.5, kernel=True)
 def histogram(g: Grid) -> Grid | None:
     """A bar chart: a column per non-zero colour, commonest first, with as many cells from the top as it has."""
     counts = _counts(g)
@@ -408,7 +408,7 @@ def histogram(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def sort_into_columns(g: Grid) -> Grid | None:
     """Every cell sorted by colour, commonest first (0 too), filling columns left to right, each from the bottom."""
     h, w = g.shape
@@ -548,7 +548,7 @@ def corner_colours(g: Grid, c: Color) -> Grid | None:
     return out if found else empty()
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def recolour_objects_nearest(g: Grid, c: Color) -> Grid | None:
     """Each 4-connected object of colour c takes the colour of the nearest other non-zero cell (a tie: unchanged)."""
     h, w = g.shape
@@ -583,7 +583,7 @@ def recolour_objects_nearest(g: Grid, c: Color) -> Grid | None:
     return out if changed else empty()
 
 
-@primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, params=((False,), (True,)), shape="keep", kernel=True)
 def cycle_layers(g: Grid, reverse: bool) -> Grid | None:
     """Nested layers (read along the diagonal from a corner) take the colour of the one outside, or in reverse order."""
     h, w = g.shape
@@ -613,7 +613,7 @@ def cycle_layers(g: Grid, reverse: bool) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", kernel=True, last=True)
+@primitive(cost=2, shape="change", kernel=True)
 def grow_layers(g: Grid) -> Grid | None:
     """Corner-nested L layers (colour set by a cell's larger coordinate) go on, repeating, over twice the grid."""
     h, w = g.shape
@@ -635,7 +635,7 @@ def grow_layers(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def swap_crossing(g: Grid) -> Grid | None:
     """Where full rows cross full columns, the colour on top changes to the other line's."""
     h, w = g.shape

@@ -243,7 +243,7 @@ def symmetry_complete(g: Grid, c: Color) -> Grid | None:
     return _symmetry_complete(g, c)
 
 
-@primitive(cost=2.5, params="colours", first=True, kernel=True, last=True)
+@primitive(cost=2.5, params="colours", first=True, kernel=True)
 def symmetry_patch(g: Grid, c: Color) -> Grid | None:
     """What the symmetric grid holds under the box of colour c."""
     return _under_box(g, _symmetry_complete(g, c), c)
@@ -481,13 +481,13 @@ def pattern_complete(g: Grid, c: Color) -> Grid | None:
     return _periodic_fill(g, c)
 
 
-@primitive(cost=2.5, params="colours", first=True, kernel=True, last=True)
+@primitive(cost=2.5, params="colours", first=True, kernel=True)
 def pattern_patch(g: Grid, c: Color) -> Grid | None:
     """What the continued pattern holds under the box of colour c."""
     return _under_box(g, _periodic_fill(g, c), c)
 
 
-@primitive(cost=2.5, params=(("pattern",), ("symmetry",)), shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2.5, params=(("pattern",), ("symmetry",)), shape="keep", first=True, kernel=True)
 def complete_zeros(g: Grid, how: str) -> Grid | None:
     """Treat the 0 cells of the input as unknown and fill them from its repeating pattern or symmetry."""
     if how == PATTERN:
@@ -614,7 +614,7 @@ def symmetrize(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def complete_turns(g: Grid, mark: bool) -> Grid | None:
     """Complete the content to a square that quarter turns keep (one placement must fit); new cells marked or filled."""
     gh, gw = g.shape

@@ -393,7 +393,7 @@ def _repeat_fits(t, r, p, s):
     return seen
 
 
-@primitive(cost=2, params=(("down",), ("right",)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=(("down",), ("right",)), shape="keep", kernel=True)
 def continue_pattern(g: Grid, way: str) -> Grid | None:
     """Fill the empty rows below the content (or columns right of it) by its repeat, each repeat maybe shifted."""
     t = g.T.copy() if way == RIGHT else g.copy()  # a copy either way: ascontiguousarray may return g's own cells
@@ -533,7 +533,7 @@ def crop_frame(g: Grid, inside: bool) -> Grid | None:
     return g[a:b + 1, p:q + 1].copy()
 
 
-@primitive(cost=1.5, shape="change", kernel=True, last=True)
+@primitive(cost=1.5, shape="change", kernel=True)
 def fit_in_frame(g: Grid) -> Grid | None:
     """The largest frame with the content outside it scaled up to fill its inside exactly."""
     a, b, p, q = _frame_box(g)
@@ -571,7 +571,7 @@ def tile(g: Grid, ry: int, rx: int) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def tile_by_count(g: Grid) -> Grid | None:
     """As many copies as the grid has non-zero cells, in reading order on a square of side its zero count."""
     h, w = g.shape
@@ -615,7 +615,7 @@ def mirror_down(g: Grid) -> Grid | None:
     return _mirrored(g, False, True, 0)
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def frame_the_gap(g: Grid) -> Grid | None:
     """The largest empty frame is drawn again round the one other empty window of its inside's size."""
     y0, y1, x0, x1 = _frame_box(g)
@@ -746,7 +746,7 @@ def _marked_edge(g):
     return found, at
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def roll_to_marker(g: Grid) -> Grid | None:
     """Drop the edge line marked by one odd cell and roll the rest along it: its first line goes to the mark's place."""
     h, w = g.shape
@@ -786,7 +786,7 @@ def quadrant_of(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", kernel=True, last=True)
+@primitive(cost=2, shape="change", kernel=True)
 def echo_top_row(g: Grid) -> Grid | None:
     """Marks on the top row and left column only: the top two rows, then the top row's marks in a marker."""
     h, w = g.shape

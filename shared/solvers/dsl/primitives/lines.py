@@ -67,8 +67,7 @@ def _paint_box(out, y0, x0, y1, x1, c):
             out[y, x] = c
 
 
-@primitive(cost=2, params=tuple((low, a) for low in (True, False) for a in (True, False)), shape="keep", kernel=True,
-           last=True)
+@primitive(cost=2, params=tuple((low, a) for low in (True, False) for a in (True, False)), shape="keep", kernel=True)
 def elbow(g: Grid, from_low: bool, across_first: bool) -> Grid | None:
     """Join the only two cells (two colours) by an L path of marker colour, from the lower or higher colour."""
     h, w = g.shape
@@ -120,7 +119,7 @@ def centre_lines(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def repeat_lines(g: Grid) -> Grid | None:
     """Two cells start lines across the grid's short side, repeated in turn at their spacing to the far edge."""
     h, w = g.shape
@@ -184,7 +183,7 @@ def _repeat_runs(g, out, across):
     return done
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def repeat_segments(g: Grid) -> Grid | None:
     """Every unbroken run of cells that is alone in its row (or column) repeats along the whole row (or column)."""
     out = g.copy()
@@ -193,7 +192,7 @@ def repeat_segments(g: Grid) -> Grid | None:
     return out if rows or cols else empty()
 
 
-@primitive(cost=2, params=((0,), (1,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((0,), (1,)), shape="keep", kernel=True)
 def bridge(g: Grid, shrink: int) -> Grid | None:
     """Mark the empty gap between two facing shapes of different colours, over their shared span less shrink."""
     labels, n = label(g, False, True)
@@ -247,7 +246,7 @@ def complete_lines(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", kernel=True, last=True)
+@primitive(cost=2, shape="change", kernel=True)
 def row_diagonals(g: Grid) -> Grid | None:
     """A row of k coloured cells in w: a square of side k * w, each colour rising up-right from the bottom row."""
     h, w = g.shape
@@ -265,7 +264,7 @@ def row_diagonals(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def line_past_blobs(g: Grid) -> Grid | None:
     """Each shape against a diagonal line across the grid goes, and the line is copied one free diagonal past it."""
     h, w = g.shape
@@ -325,7 +324,7 @@ def _filled(g, y):
     return n
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def continue_rows(g: Grid) -> Grid | None:
     """Every partly filled row becomes the first full row with its colours swapped as the filled cells show."""
     h, w = g.shape
@@ -360,7 +359,7 @@ def continue_rows(g: Grid) -> Grid | None:
     return out if changed else empty()
 
 
-@primitive(cost=1.5, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", first=True, kernel=True)
 def mark_midpoints(g: Grid) -> Grid | None:
     """Mark the cell halfway between the two cells of each colour that has just two, where it is 0."""
     h, w = g.shape
@@ -383,7 +382,7 @@ def mark_midpoints(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def rings_about(g: Grid) -> Grid | None:
     """Three cells of one colour evenly spaced on a diagonal: square rings about the middle one at that spacing."""
     h, w = g.shape
@@ -417,7 +416,7 @@ def rings_about(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def zigzag(g: Grid) -> Grid | None:
     """A lone cell on the top or bottom edge runs diagonally across the grid, bouncing off its sides."""
     h, w = g.shape
@@ -453,7 +452,7 @@ def _open(out, y, x, dy, dx):
     return not (0 <= y + dy < h and 0 <= x + dx < w and out[y + dy, x + dx] != 0)
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def spiral(g: Grid) -> Grid | None:
     """On an empty grid, a marker spiral from the top left corner clockwise inwards, a gap of one between its turns."""
     h, w = g.shape
@@ -477,7 +476,7 @@ def spiral(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def band_lines(g: Grid) -> Grid | None:
     """A lone cell of another colour in a solid band draws a line of its colour across the band's narrow side."""
     labels, n = label(g, False, True)
@@ -513,7 +512,7 @@ def band_lines(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def zone_diagonals(g: Grid) -> Grid | None:
     """Diagonal lines through each lone cell, in each zone the colour of the lone cell standing in that zone."""
     h, w = g.shape
@@ -557,7 +556,7 @@ def zone_diagonals(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def strike_lines(g: Grid) -> Grid | None:
     """Each lone cell shoots rays to the nearest full line each side; the hit cell takes its colour in a ring."""
     h, w = g.shape
@@ -601,7 +600,7 @@ def strike_lines(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, kernel=True, last=True)
+@primitive(cost=2, kernel=True)
 def layer_order(g: Grid) -> Grid | None:
     """Crossing lines' colours as a row, the bottom one first (a cell between two of another colour lies over it)."""
     h, w = g.shape
@@ -686,7 +685,7 @@ def _dots_to_middle(out, a, b, fixed, along_rows):
                 out[i, fixed] = MARKER
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def corner_rings(g: Grid) -> Grid | None:
     """Four cells at a box's corners, two colours crosswise: each gets a ring of the other; dots run to mid-sides."""
     h, w = g.shape
@@ -735,14 +734,14 @@ def _brackets_across(g):
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def meet_brackets(g: Grid) -> Grid | None:
     """Two cells in line, an odd gap apart: each runs toward the other and ends in a bracket facing the other's."""
     out = _brackets_across(g)
     return out if out.size else turned_back(_brackets_across(g.T.copy()))
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def mirror_dotted_sides(g: Grid) -> Grid | None:
     """Mirror the cells both ways about the centre; a diagonal corner cell with a cell two along dots that side."""
     h, w = g.shape
@@ -818,14 +817,14 @@ def _bars_across(g):
     return out if dots else empty()
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def bars_and_dots(g: Grid) -> Grid | None:
     """Bars on opposite edges: a dot by one is joined to it (the dot a marker); the other bar fires a full line."""
     out = _bars_across(g)
     return out if out.size else turned_back(_bars_across(g.T.copy()))
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def corner_squares(g: Grid) -> Grid | None:
     """Coloured corners only: each draws nested square rings every other step over the cells nearest it (ties blank)."""
     h, w = g.shape
@@ -883,7 +882,7 @@ def _shut_sides(labels, i, t, l, b, r):
     return shut
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def extend_rings(g: Grid) -> Grid | None:
     """Nested box outlines of one colour, cut by the edge, one step apart: more rings at that step out to the edges."""
     h, w = g.shape
@@ -962,7 +961,7 @@ def _route(g, out, y, x, dy, dx, start, goal, ty, tx):
     return False
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def route_around(g: Grid, low: bool) -> Grid | None:
     """A two-cell bar runs on from one end (only one may), turning toward a second bar at walls, to meet it."""
     h, w = g.shape
@@ -994,7 +993,7 @@ def route_around(g: Grid, low: bool) -> Grid | None:
     return found
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def peak_and_valley(g: Grid) -> Grid | None:
     """Ground (the bottom row's colour) under sky: sky over the deepest column a marker, over the highest another."""
     h, w = g.shape
@@ -1037,7 +1036,7 @@ def peak_and_valley(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def join_narrowest(g: Grid) -> Grid | None:
     """Rows holding two cells of one colour: those of the narrowest pair are joined by a line of it."""
     h, w = g.shape

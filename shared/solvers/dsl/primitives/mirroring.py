@@ -67,7 +67,7 @@ def mirror_at_line(g: Grid) -> Grid | None:
     return empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def mirror_at_marker(g: Grid) -> Grid | None:
     """A shape of two colours is mirrored onto the side where its rarer colour touches it (that colour goes)."""
     n = counts(g)
@@ -134,7 +134,7 @@ def repeat_block(g: Grid, across: bool) -> Grid | None:
     return _repeat_block_down(g)
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def key_rows(g: Grid) -> Grid | None:
     """Below a full top row (the key) and a one-colour rule, the empty rows take the key's colours in turn."""
     h, w = g.shape
@@ -154,7 +154,7 @@ def key_rows(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def repeat_toward_markers(g: Grid) -> Grid | None:
     """The biggest shape repeats toward each other shape (a marker) to the edge, in the marker's colour."""
     # the step is the largest k for which the marker's cells, moved back k cells toward the
@@ -356,7 +356,7 @@ def _same_form(cells, start, i, j, w, top, left):
     return True
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def match_shapes(g: Grid) -> Grid | None:
     """Shapes of the colour with the most shapes take the colour of an enclosed shape of the same form."""
     h, w = g.shape
@@ -409,7 +409,7 @@ def match_shapes(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def match_key_shape(g: Grid) -> Grid | None:
     """The one shape walled into a corner by one colour is the key: shapes of its form elsewhere take that colour."""
     h, w = g.shape
@@ -448,7 +448,7 @@ def match_key_shape(g: Grid) -> Grid | None:
     return empty()
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def replace_shapes(g: Grid, c: Color) -> Grid | None:
     """The pattern (the cells of other colours) moves onto every shape of colour c of its form, leaving its place."""
     h, w = g.shape
@@ -541,7 +541,7 @@ def mirror_around(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def mirror_to_markers(g: Grid) -> Grid | None:
     """Each shape mirrored past every lone cell of another colour by its box's side or corner, in that cell's colour."""
     h, w = g.shape
@@ -581,7 +581,7 @@ def mirror_to_markers(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def frame_matches(g: Grid) -> Grid | None:
     """A box framed in one colour with marks inside is a key: its marks, turned any way, on blank cells get a frame."""
     h, w = g.shape
@@ -679,7 +679,7 @@ def _mirror_across(g, c):
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mirror_toward(g: Grid, c: Color) -> Grid | None:
     """The shape (the cells not of colour c) is mirrored beside itself, on the side the pointer of colour c leans to."""
     # the pointer lies above or below the shape (or beside it) and leans left or right (up or down):

@@ -59,7 +59,7 @@ def _stable_order(keys):
     return order
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def cross_by_count(g: Grid) -> Grid | None:
     """A cross of one full row and column moves away from the marker cells, one step each way per marker; they go."""
     h, w = g.shape
@@ -196,7 +196,7 @@ def slide_to(g: Grid, c: Color) -> Grid | None:
     return _slide_colour(g, c, dy, dx)
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def step_to(g: Grid, c: Color) -> Grid | None:
     """Move colour c one cell towards the other cells (straight if the two face each other, else diagonally)."""
     mine, rest = colour_and_rest(g, c)
@@ -245,7 +245,7 @@ def _dock_rows(g):
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def dock_with_bar(g: Grid) -> Grid | None:
     """The cells off the one full line move as a block to touch it; a marker line runs along the block's far side."""
     by_row = _dock_rows(g)
@@ -283,7 +283,7 @@ def _has_lone_cell(g):
 
 
 @primitive(cost=2, params=tuple((a, k) for a in ("centre", "colour") for k in (True, False)), shape="keep",
-           kernel=True, last=True)
+           kernel=True)
 def copy_to_markers(g: Grid, align: str, keep: bool) -> Grid | None:
     """Copy the one multi-cell shape onto each one-cell marker (centred, or by its cell of that colour)."""
     # the original shape stays where it was (keep) or is removed
@@ -432,7 +432,7 @@ def attract_to(g: Grid, c: Color) -> Grid | None:
     return _pull_to(g, c, False)
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def trail_to(g: Grid, c: Color) -> Grid | None:
     """Every object of other colours in line with a shape of colour c draws itself straight up to the nearest one."""
     return _pull_to(g, c, True)
@@ -495,7 +495,7 @@ def _pull_to(g, c, trail):
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def move_into_corners(g: Grid) -> Grid | None:
     """Move everything else as one block to the middle of the box marked by four corner cells of one colour."""
     h, w = g.shape
@@ -729,7 +729,7 @@ def project_onto(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2.5, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2.5, shape="keep", first=True, kernel=True)
 def lift_objects(g: Grid) -> Grid | None:
     """Every shape moves up by its own height."""
     h, w = g.shape
@@ -760,7 +760,7 @@ def lift_objects(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def into_block(g: Grid) -> Grid | None:
     """Every lone cell moves onto the nearest cell of the one solid one-colour block (of 4+ cells), painting it."""
     h, w = g.shape
@@ -796,7 +796,7 @@ def into_block(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def corners_across(g: Grid) -> Grid | None:
     """The four cells in the inner corners of the one-colour rectangular frame move out past its opposite corners."""
     h, w = g.shape
@@ -831,7 +831,7 @@ def _thick(g, y, x):
     return False
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def reel_in(g: Grid) -> Grid | None:
     """A block on a straight one-cell-wide line of its colour (a tether) moves along it by its length; the line goes."""
     h, w = g.shape
@@ -883,7 +883,7 @@ def reel_in(g: Grid) -> Grid | None:
     return out if moved else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def nudge_to_corner(g: Grid) -> Grid | None:
     """A solid block with one cell of another colour in a corner moves one cell diagonally that way, filling it."""
     h, w = g.shape
@@ -927,7 +927,7 @@ _BY_COLOUR = WORDS.index("colour")
 _copy_kernel = copy_to_markers.kernel
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def panel_copies(g: Grid) -> Grid | None:
     """Cut along separator lines; copy_to_markers on the panels' colours, each new panel filled like the template's."""
     ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)  # not a list of parts: any count of panels
@@ -961,7 +961,7 @@ def panel_copies(g: Grid) -> Grid | None:
     return out if changed else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def stamp_panels(g: Grid) -> Grid | None:
     """Cut along separator lines; the panel with the most odd cells is copied over each other panel with any."""
     ry, rx = equal_panels(g)
@@ -1047,7 +1047,7 @@ def _is_open(cells, a, b, w, y0, y1, x0, x1):
     return False
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def sides_by_openness(g: Grid) -> Grid | None:
     """Objects with no dent go to the left edge as a marker; objects with a dent to the right as a second marker."""
     h, w = g.shape
@@ -1069,7 +1069,7 @@ def sides_by_openness(g: Grid) -> Grid | None:
     return out if kinds == 3 else empty()
 
 
-@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True)
 def dominoes(g: Grid, c: Color) -> Grid | None:
     """Upright bars on the floor: bars of colour c fall right to lie on the floor, knocking down each bar they reach."""
     h, w = g.shape
@@ -1115,7 +1115,7 @@ def _sides_match(g, y0, y1, x0, x1, left, right, flip):
     return seen_l and seen_r
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def fit_between_bars(g: Grid) -> Grid | None:
     """Corner cells hold two bars; a shape of the bars' colours fits between them (mirrored so its sides match)."""
     h, w = g.shape
@@ -1178,7 +1178,7 @@ def _hinge_run(g, cells, n, many):
     return -1, -1
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def fold_at_hinge(g: Grid) -> Grid | None:
     """A line with a head at one end and one odd cell inside: the part past that cell folds square toward the middle."""
     h, w = g.shape
@@ -1219,7 +1219,7 @@ def fold_at_hinge(g: Grid) -> Grid | None:
     return out if folded else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def corners_inward(g: Grid) -> Grid | None:
     """Solid blocks in the corners whose colour fills two corners or more each step diagonally inward by their size."""
     h, w = g.shape
@@ -1269,7 +1269,7 @@ def corners_inward(g: Grid) -> Grid | None:
     return out if moved else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def drop_under_stripes(g: Grid) -> Grid | None:
     """A lone cell steps down a row; above it, every second column (its own among them) takes a marker."""
     ys, xs, n = first_cells(g, -1, 1)
@@ -1307,7 +1307,7 @@ def _ring3(g):
     return found_y, found_x
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def ring_by_key(g: Grid) -> Grid | None:
     """A 3 x 3 ring moves by the step from the lone cell of its centre's colour to its own's; an X from its corners."""
     y0, x0 = _ring3(g)

@@ -568,7 +568,7 @@ def part_colours(buf, meta) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def legend_counts(g: Grid) -> Grid | None:
     """Key cells down the left over a full line become bars, one cell per object of theirs below; unkeyed objects go."""
     h, w = g.shape
@@ -621,7 +621,7 @@ def legend_counts(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def joined_pair(g: Grid) -> Grid | None:
     """Two objects of one colour among cells of another: 1x1 of that colour if a run of it joins the two, else of 0."""
     h, w = g.shape
@@ -681,7 +681,7 @@ def _window_of_scaled(g, c, y0, x0, y1, x1, s, sy0, sx0, sy1, sx1, k):
     return False
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def scaled_match(g: Grid) -> Grid | None:
     """The largest colour's shape, cut off by the edge, is another colour's shape blown up: crop that shape."""
     h, w = g.shape
@@ -714,7 +714,7 @@ def scaled_match(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def legend_boxes(g: Grid) -> Grid | None:
     """Keys of colour a beside colour b: each shape of colour a fills its box, one wider, with b (not its holes)."""
     h, w = g.shape
@@ -749,7 +749,7 @@ def legend_boxes(g: Grid) -> Grid | None:
     return out if drawn else empty()
 
 
-@primitive(cost=2, params="colours", shape="change", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="change", kernel=True)
 def count_blocks(g: Grid, c: Color) -> Grid | None:
     """A 1 x k row of colour c: k counts its blocks (solid, all one size) among its lone cells."""
     if c == 0:
@@ -796,7 +796,7 @@ def _framed(g, c, labels, box, i):
     return inner
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def pass_colours_round(g: Grid) -> Grid | None:
     """Frames of one colour round the middle, each holding one colour: each takes the colour of the next clockwise."""
     h, w = g.shape

@@ -181,7 +181,7 @@ def _nonzero_in(g, a, b, p, q):
     return n
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def spread_cell(g: Grid) -> Grid | None:
     """Cut along separator lines; when one cell alone has content, copy it into every cell."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -205,7 +205,7 @@ def spread_cell(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def stamp_first_cell(g: Grid) -> Grid | None:
     """Cut along separator lines; the first cell's shape is drawn in the line colour into every other cell's zeros."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -228,7 +228,7 @@ def stamp_first_cell(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def fill_fullest_cells(g: Grid) -> Grid | None:
     """Cut along separator lines; the cells with the most coloured cells fill with their colour, the rest clear."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -254,7 +254,7 @@ def fill_fullest_cells(g: Grid) -> Grid | None:
 _connect = connect.kernel
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def connect_cells(g: Grid) -> Grid | None:
     """Cut along separator lines; cells between two cells of one colour in a row or column of cells fill with it."""
     ry, rx = _cuts(g, MAX_SIDE * MAX_SIDE)
@@ -283,7 +283,7 @@ def equal_panels(g):
     return ry, rx
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def connect_panels(g: Grid) -> Grid | None:
     """Cut along separator lines into equal panels; join equal cells at one place of panels in a row or column."""
     # `connect_cells` for panels with cells of their own (1 x 1 panels are its case, left to it)
@@ -713,7 +713,7 @@ def _self_sized(ry, rx):
     return True
 
 
-@primitive(cost=2, params=((False,), (True,)), shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, params=((False,), (True,)), shape="keep", first=True, kernel=True)
 def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
     """Separated panels, as many as a panel's cells: each takes its cell's colour in the emptiest (or fullest) one."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -739,7 +739,7 @@ def panels_from_key(g: Grid, fullest: bool) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def mark_three_panels(g: Grid) -> Grid | None:
     """The zeros of the top left, middle and bottom right panels (odd counts each way) marked with three markers."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -755,7 +755,7 @@ def mark_three_panels(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", first=True, kernel=True)
 def route_panel(g: Grid, c: Color) -> Grid | None:
     """The panel holding the one cell of colour c moves to the panel at that cell's place in it; the rest clear."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -794,7 +794,7 @@ def _full_lines(g, axis):
     return out[:k]
 
 
-@primitive(cost=2, kernel=True, last=True)
+@primitive(cost=2, kernel=True)
 def lattice_cells(g: Grid) -> Grid | None:
     """Lattice lines' crossings marked in colours: each lattice cell whose four corners share one mark takes it."""
     ry, rx = _full_lines(g, 0), _full_lines(g, 1)
@@ -832,7 +832,7 @@ def _panel_content(g, a, b, p, q):
     return a + y0, p + x0, y1 - y0
 
 
-@primitive(cost=2, first=True, kernel=True, last=True)
+@primitive(cost=2, first=True, kernel=True)
 def kron_key_panels(g: Grid) -> Grid | None:
     """Four panels: shapes A and B, solid colours C and D. B's layout of copies of A, in C on D."""
     ry, rx = _cuts(g, MAX_PARTS)
@@ -901,7 +901,7 @@ def _box_layout(labels, n, h, w):
     return ut.shape[0], ul.shape[0], ut, ul
 
 
-@primitive(cost=2, kernel=True, last=True)
+@primitive(cost=2, kernel=True)
 def box_marks(g: Grid) -> Grid | None:
     """Boxes in rows and columns on a background: the layout as a grid: each box's marked colour, else its own."""
     h, w = g.shape

@@ -88,7 +88,7 @@ def rays(g: Grid, direction: str) -> Grid:
 
 
 @primitive(cost=2, params=tuple((d, right) for d in ("down", "up", "left", "right") for right in (True, False)),
-           shape="keep", kernel=True, last=True)
+           shape="keep", kernel=True)
 def sidestep_rays(g: Grid, direction: str, right: bool) -> Grid | None:
     """Rays from the cells on the edge behind a direction, stepping one cell aside (right or left) at each obstacle."""
     # a ray about to meet a non-zero cell steps one cell to its right as it travels (or its left) and goes on;
@@ -128,7 +128,7 @@ def sidestep_rays(g: Grid, direction: str, right: bool) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=_DIRECTIONS, shape="keep", kernel=True)
 def marked_rays(g: Grid, direction: str) -> Grid | None:
     """Mark the zero cells that a ray from some non-zero cell in a direction passes over."""
     if not _any(g):
@@ -219,7 +219,7 @@ def _shapes(g, by_colour):
     return labels, box, _in_order(box, g.shape[0], g.shape[1])
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def trail_to_edges(g: Grid) -> Grid | None:
     """Every inner cell of an edge line's colour draws a line to that edge."""
     h, w = g.shape
@@ -347,7 +347,7 @@ def colour_corner_rays(g: Grid, c: Color, corner: int) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def frame_rays(g: Grid) -> Grid | None:
     """A shape whose box holds another shoots diagonal rays from the box corners it fills, in the held one's colour."""
     labels, box, order = _shapes(g, True)
@@ -410,13 +410,13 @@ def _bounce(g, through):
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def bounce_rays(g: Grid) -> Grid | None:
     """Diagonal lines of one colour go on from both ends in the marker colour, turning off walls, to the grid's edge."""
     return _bounce(g, -1)
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def shoot_through(g: Grid) -> Grid | None:
     """A shape's one cell of another colour fires a ray of its colour through the shape, over the zeros beyond."""
     labels, box, order = _shapes(g, False)
@@ -494,7 +494,7 @@ def _inward(e):
     return (0, 1) if e == 2 else (0, -1)
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def jog_rays(g: Grid, low: bool) -> Grid | None:
     """Rays from one colour's edge cells cross the grid, stepping away from the other colour's edge at its lines."""
     # the ray colour (the lower of the two colours, or the higher) lines one edge, the marker colour
@@ -530,7 +530,7 @@ def jog_rays(g: Grid, low: bool) -> Grid | None:
     return out if drawn else empty()
 
 
-@primitive(cost=2.5, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2.5, params="colours", shape="keep", kernel=True)
 def bounce_rays_past(g: Grid, c: Color) -> Grid | None:
     """`bounce_rays`, but the rays cross the cells of colour c (painting them) instead of turning off them."""
     return _bounce(g, c)
@@ -593,7 +593,7 @@ def _fill_zeros(out, g, y0, x0, y1, x1, colour):
                 out[y, x] = colour
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def cup_beam(g: Grid, spread: bool) -> Grid | None:
     """A cup open on one side fills (a marker) and shines out of its gap (`spread`: a diagonal ray at each end too)."""
     h, w = g.shape
@@ -620,7 +620,7 @@ def cup_beam(g: Grid, spread: bool) -> Grid | None:
     return out if cups.shape[0] else empty()
 
 
-@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((True,), (False,)), shape="keep", kernel=True)
 def cup_fill_seed(g: Grid, lid: bool) -> Grid | None:
     """A cup open on one side fills with the one other colour it holds (`lid`: so does the line past its open side)."""
     labels, cups = _cups(g, True)
@@ -647,7 +647,7 @@ def cup_fill_seed(g: Grid, lid: bool) -> Grid | None:
     return out if filled else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def marks_under(g: Grid) -> Grid | None:
     """Under each one-colour arch (odd width, open at its bottom middle), a marker on the bottom row below it."""
     h, w = g.shape
@@ -670,7 +670,7 @@ def marks_under(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def shelter_columns(g: Grid) -> Grid | None:
     """Under the biggest object, each column holding a cell of the other colour below it fills down to the edge."""
     # two colours: the biggest object (8-connected, one colour) is the shelter, the other colour falls
@@ -720,7 +720,7 @@ def _segment_ends(g, c):
     return y0, x0, y1, x1, y0 == y1
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def branching_ray(g: Grid, c: Color) -> Grid | None:
     """A straight run of colour c goes on from both ends; where a ray meets a wall it splits both ways across."""
     # a ray stops at the grid's edge; one that meets a wall on its first step ends there; the cells

@@ -185,7 +185,7 @@ def fill_holes_own(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def flood_rooms(g: Grid) -> Grid | None:
     """Flood each room (walled off by the commonest non-zero colour) holding one other colour with it."""
     cnt = counts(g)
@@ -257,7 +257,7 @@ def flood_from(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def flood_alternate(g: Grid) -> Grid | None:
     """The two colours besides the walls (the commonest) spread over the zeros they reach, taking turns step by step."""
     cnt = counts(g)
@@ -308,7 +308,7 @@ def _same_shape(la, i, ay, ax, lb, j, by, bx, bh, bw):
     return True
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def fit_into_holes(g: Grid) -> Grid | None:
     """Every shape of one colour that has the exact shape of one enclosed hole moves into it."""
     # of several shapes that fit a hole, the one whose colour no other shape has; a shape that
@@ -363,7 +363,7 @@ def fit_into_holes(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, params=((2,), (3,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((2,), (3,)), shape="keep", kernel=True)
 def fill_empty_squares(g: Grid, k: int) -> Grid | None:
     """Paint marker colour over k x k blocks of zeros, taken in reading order without overlap."""
     h, w = g.shape
@@ -476,7 +476,7 @@ def crop_block(g: Grid) -> Grid | None:
     return g[by0:by1 + 1, bx0:bx1 + 1].copy()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def fill_colour_boxes(g: Grid) -> Grid | None:
     """Every colour with 2+ cells fills the box its cells span (larger boxes first, smaller on top)."""
     y0, x0, y1, x1, size = boxes_by_colour(g)
@@ -497,7 +497,7 @@ def fill_colour_boxes(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def repair_boxes(g: Grid, c: Color) -> Grid | None:
     """Cells of colour c take the colour of the topmost box (the span of a colour's cells, 0's too) over them."""
     # c marks over overlapping boxes
@@ -539,7 +539,7 @@ def repair_boxes(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def fill_to_corner(g: Grid) -> Grid | None:
     """Every lone cell (no non-zero neighbour of eight) fills the zeros of its box to the nearest grid corner."""
     # None when a lone cell sits midway on an axis (no nearest corner)
@@ -601,7 +601,7 @@ def _clusters(g, c):
     return ys, xs, root
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def box_colour_objects(g: Grid, c: Color) -> Grid | None:
     """Mark every other cell in the box of each cluster of colour c (cells at most one cell apart)."""
     ys, xs, root = _clusters(g, c)
@@ -632,7 +632,7 @@ def box_colour_objects(g: Grid, c: Color) -> Grid | None:
     return out
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def mark_in_box(g: Grid, c: Color) -> Grid | None:
     """Mark the cells of other non-zero colours inside the bounding box of colour c."""
     y0, x0, y1, x1 = bbox_nonzero(g == c)
@@ -648,7 +648,7 @@ def mark_in_box(g: Grid, c: Color) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, params="colours", shape="keep", kernel=True, last=True)
+@primitive(cost=2, params="colours", shape="keep", kernel=True)
 def fill_placeholders(g: Grid, c: Color) -> Grid | None:
     """Every solid block of colour c the size of the pattern (the cells of other colours) becomes a copy of it."""
     if c == 0:
@@ -699,7 +699,7 @@ def mark_empty_lines(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=1.5, shape="keep", kernel=True, last=True)
+@primitive(cost=1.5, shape="keep", kernel=True)
 def fill_open_lines(g: Grid) -> Grid | None:
     """Mark the inside of every row and column that is empty between its two end cells."""
     h, w = g.shape
@@ -752,7 +752,7 @@ def _water_lands(g, y, x):
     return -1, x
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def pour_into_cup(g: Grid) -> Grid | None:
     """A lone drop falls and runs to the cup that holds it, which fills with its colour; if none, the bottom row."""
     h, w = g.shape
@@ -805,7 +805,7 @@ def pour_into_cup(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def fill_largest_gaps(g: Grid) -> Grid | None:
     """In one-colour noise, the largest free rectangle of zeros (2 x 2 or more) takes a marker, then the next, ..."""
     h, w = g.shape

@@ -6,10 +6,7 @@ means one op per non-zero colour seen in the task; `params=ColoursWith(rest)` on
 colour and each argument tuple of `rest` (the colour first). `first=True` limits a primitive to the task
 input (never after another step): a slow one, or one that reads an arrangement only a raw input
 holds (markers to draw from, an empty grid to draw on); each such op the deeper levels skip leaves
-them more time for the rest. `last=True` marks a grid primitive whose image is a finished picture (a
-concept kernel that draws the whole answer or nothing): the searches judge its states and fit
-endings to them, but take no further step from them, so each level deeper grows only from the
-building blocks. `search=False`
+them more time for the rest. `search=False`
 marks primitives that take learned arguments (a colour map, a rule table); the search fits
 those itself rather than enumerating them.
 `shape` says whether a grid primitive keeps or always changes its input's shape: the search
@@ -60,7 +57,6 @@ class Primitive:
     family: str
     shape: str  # "keep": output shape = input shape; "change": never equal; "any"
     first: bool = False  # applied to the task input only (slow, or reads what only a raw input holds)
-    last: bool = False  # a finished picture: its states are judged and fitted, never stepped on from
     kernel: Callable | None = None  # the compiled kernel behind `fn`, for the search core
 
     def arg_sets(self, colours: list[int]) -> list[tuple]:
@@ -159,8 +155,7 @@ PRIMITIVES: dict[str, Primitive] = {}
 
 
 def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tuple | str | ColoursWith = ((),),
-              search: bool = True, shape: str = "any", first: bool = False, last: bool = False,
-              kernel: bool = False) -> Callable:
+              search: bool = True, shape: str = "any", first: bool = False, kernel: bool = False) -> Callable:
     """Register the decorated function as a primitive (its module name is its family)."""
 
     def wrap(fn: Callable) -> Callable:
@@ -172,10 +167,8 @@ def primitive(tin: str = GRID, tout: str = GRID, cost: float = 1.0, params: tupl
         family = fn.__module__.rsplit(".", 1)[-1]
         if shape not in ("keep", "change", "any"):
             raise ValueError(f"primitive {name}: shape must be keep, change or any")
-        if last and tout != GRID:
-            raise ValueError(f"primitive {name}: only a grid primitive can be last")
         kern = None
-        prim = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first, last)
+        prim = Primitive(name, fn, tin, tout, float(cost), params, search, family, shape, first)
         if kernel:
             for args in prim.arg_sets([1]):
                 for a in args:

@@ -66,7 +66,7 @@ def frame_objects(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def frame_in_markers(g: Grid) -> Grid | None:
     """Lone cells of one colour bound a box, outlined one cell inside them over zeros in the commonest other colour."""
     h, w = g.shape
@@ -108,7 +108,7 @@ def frame_in_markers(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def colour_count_bars(g: Grid) -> Grid | None:
     """Below each object (8-connected) a marker bar as wide as its box, as tall as its count of colours, over zeros."""
     h, w = g.shape
@@ -130,7 +130,7 @@ def colour_count_bars(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def bar_arms(g: Grid) -> Grid | None:
     """A bar with one odd cell on a long side grows an arm from it to the edge: that cell's colour down the middle."""
     # the arm is as wide as the bar is thick each side of its middle line, in the bar's colour
@@ -174,7 +174,7 @@ def bar_arms(g: Grid) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True, last=True)
+@primitive(cost=2, params=((False,), (True,)), shape="keep", kernel=True)
 def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     """Mark the zeros beside each corner of every square object (4-connected, side 2+): its sides' ends or diagonals."""
     n, start, cells = object_cells(g, False, False)
@@ -201,7 +201,7 @@ def corner_marks(g: Grid, diagonal: bool) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def corner_blocks(g: Grid) -> Grid | None:
     """Each full square of 2+ colours paints each corner's colour as a block its size past the opposite corner."""
     n, start, cells = object_cells(g, True, False)
@@ -641,7 +641,7 @@ def complete_copies(g: Grid, turned: bool, how: str) -> Grid | None:
     return out if hit else empty()
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def assemble_corners(g: Grid) -> Grid | None:
     """Four shapes of one box size, each filling one corner of its box (not the opposite), fitted in those corners."""
     h, w = g.shape
@@ -683,7 +683,7 @@ def assemble_corners(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="change", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="change", first=True, kernel=True)
 def join_two(g: Grid) -> Grid | None:
     """Two shapes, only moved, fitted together into the one filled rectangle they make."""
     h, w = g.shape
@@ -720,7 +720,7 @@ def join_two(g: Grid) -> Grid | None:
     return best if found == 1 else empty()
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def grow_boxes(g: Grid) -> Grid | None:
     """A box of a rim round a solid core swaps its two colours and grows arms of the rim's colour, the core deep."""
     h, w = g.shape
@@ -760,7 +760,7 @@ def _uncut(lo, hi, side, n):
     return 1, 0
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def square_halos(g: Grid) -> Grid | None:
     """Solid squares of even side get a ring half their side wide (marker) over a shadow down to the edge (marker 2)."""
     h, w = g.shape
@@ -796,7 +796,7 @@ def square_halos(g: Grid) -> Grid | None:
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def turn_diagonal_pairs(g: Grid) -> Grid | None:
     """Two equal squares meeting at a corner get the other diagonal's pair, three times as far out, as a marker."""
     h, w = g.shape
@@ -849,14 +849,14 @@ def _grow_across(g):
     return out
 
 
-@primitive(cost=2, shape="keep", kernel=True, last=True)
+@primitive(cost=2, shape="keep", kernel=True)
 def grow_to_middle(g: Grid) -> Grid | None:
     """Two blocks of two colours in a row (or column) each fill their half of the gap between them, edge to edge."""
     out = _grow_across(g)
     return out if out.size else turned_back(_grow_across(g.T.copy()))
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def notch_lines(g: Grid) -> Grid | None:
     """Where a framed box's inside pokes into its frame, a line crosses it in the frame colour; beyond, the inside's."""
     h, w = g.shape
@@ -938,7 +938,7 @@ def _next_free(out, mask, p):
     return p if p < out.size else -1
 
 
-@primitive(cost=2, shape="keep", first=True, kernel=True, last=True)
+@primitive(cost=2, shape="keep", first=True, kernel=True)
 def tile_squares_bars(g: Grid) -> Grid | None:
     """Cover a one-colour shape with 2x2 squares (a marker) and bars of three (a second marker), squares tried first."""
     h, w = g.shape
@@ -1065,7 +1065,7 @@ def _cross_cover(g, p, arm, owner, budget):
     return False
 
 
-@primitive(cost=2.5, shape="keep", kernel=True, last=True)
+@primitive(cost=2.5, shape="keep", kernel=True)
 def complete_crosses(g: Grid) -> Grid | None:
     """Crosses of the rarer of two colours, partly hidden by the other: whole crosses, their hidden cells a marker."""
     h, w = g.shape
