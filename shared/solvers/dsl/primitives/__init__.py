@@ -20,10 +20,12 @@ from shared.solvers.dsl.primitives import (
     motion,
     objects,
     parts,
+    placement,
     props,
     rays,
     regions,
     shapes,
+    templates,
 )
 from shared.solvers.dsl.primitives.registry import PRIMITIVES, Op, Primitive, primitive, search_ops
 
@@ -31,8 +33,8 @@ for _name, _prim in PRIMITIVES.items():
     globals()[_name] = _prim.fn
 
 __all__ = ["np", "PRIMITIVES", "Op", "Primitive", "primitive", "search_ops", *PRIMITIVES]
-_FAMILIES = (cellrule, colour, completion, geometry, learned, lines, mirroring, motion, objects, parts, props,
-             rays, regions, shapes)
+_FAMILIES = (cellrule, colour, completion, geometry, learned, lines, mirroring, motion, objects, parts,
+             placement, props, rays, regions, shapes, templates)
 
 
 def preload() -> int:
