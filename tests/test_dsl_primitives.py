@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -950,6 +952,16 @@ def _equal(a, b) -> bool:
 def test_every_primitive_has_its_own_test():
     assert sorted(set(PRIMITIVES) - set(CASES)) == []
     assert sorted(set(CASES) - set(PRIMITIVES)) == []
+
+
+def test_registry_order_is_the_families_order_then_definition_order():
+    # the search enumerates ops of equal cost in registry order, so it must not hang on import order
+    from shared.solvers.dsl.primitives import _FAMILIES
+
+    rank = {m.__name__: i for i, m in enumerate(_FAMILIES)}
+    where = [(rank[p.fn.__module__], inspect.getsourcelines(inspect.unwrap(p.fn))[1]) for p in PRIMITIVES.values()]
+    assert where == sorted(where)
+    assert {p.fn.__module__ for p in PRIMITIVES.values()} == set(rank)  # every family holds primitives
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -13,6 +13,7 @@ from shared.solvers.dsl.primitives import (
     cellrule,
     colour,
     completion,
+    figures,
     geometry,
     learned,
     lines,
@@ -29,12 +30,28 @@ from shared.solvers.dsl.primitives import (
 )
 from shared.solvers.dsl.primitives.registry import PRIMITIVES, Op, Primitive, primitive, search_ops
 
+# the families in registry order: the search enumerates ops of equal cost in this order, so it is
+# set here, not left to which module happens to import which first
+_FAMILIES = (colour, geometry, objects, rays, lines, figures, parts, learned, props, cellrule, completion, mirroring,
+             motion, placement, regions, shapes, templates)
+
+
+def _in_family_order() -> None:
+    """Put PRIMITIVES in `_FAMILIES` order, each family's primitives in the order they are defined."""
+    rank = {m.__name__: i for i, m in enumerate(_FAMILIES)}
+    unplaced = sorted({p.fn.__module__ for p in PRIMITIVES.values()} - set(rank))
+    if unplaced:
+        raise RuntimeError(f"primitives defined in modules missing from _FAMILIES: {unplaced}")
+    ordered = sorted(PRIMITIVES.items(), key=lambda kv: rank[kv[1].fn.__module__])  # stable: definition order kept
+    PRIMITIVES.clear()
+    PRIMITIVES.update(ordered)
+
+
+_in_family_order()
 for _name, _prim in PRIMITIVES.items():
     globals()[_name] = _prim.fn
 
 __all__ = ["np", "PRIMITIVES", "Op", "Primitive", "primitive", "search_ops", *PRIMITIVES]
-_FAMILIES = (cellrule, colour, completion, geometry, learned, lines, mirroring, motion, objects, parts,
-             placement, props, rays, regions, shapes, templates)
 
 
 def preload() -> int:
