@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import shutil
+import struct
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -179,6 +180,94 @@ def _distinct_function_ids(numba) -> None:
     ids._unique_ids = itertools.count(secrets.randbits(62) + 1)
 
 
+def elf_defined(obj: bytes) -> set[str] | None:
+    """The names of the symbols an ELF64 little-endian object file defines (functions and data,
+    not sections or files; private ones have no name there); None for any other format."""
+    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset + entsize, offset + size, entsize):  # past the null symbol
+            name, info, _, shndx = struct.unpack_from("<IBBH", obj, at)
+            if shndx != 0 and name and info & 0xF not in (3, 4):  # defined; not STT_SECTION / STT_FILE
+                names.add(obj[strings + name:obj.index(b"\0", strings + name)].decode())
+    return names
+
+
+LAZY_LOADS = False  # set when `_lazy_cache_loads` is in place
+
+
+def _lazy_cache_loads(numba) -> None:
+    """Load cached machine code without parsing its LLVM bitcode, on ELF platforms.
+
+    A cached function is its object code and the bitcode of its module, which numba parses on
+    every load (to link the function into a later compile that calls it) and walks for the names
+    it defines: about 1.2 s of a 2 s cached start for the ~300 kernels, though nothing links them
+    once loaded. Here the names are read from the object file's symbol table instead (the same
+    names, less the private switch tables numba never looks up), and the bitcode is parsed only
+    when a compile asks for the module to link. Any other object format, or a numba whose code
+    library lacks these methods, loads as numba does."""
+    global LAZY_LOADS
+    from numba.core import codegen
+
+    lib = codegen.CPUCodeLibrary
+    needed = ("_unserialize", "_get_module_for_linking", "_set_compiled_object", "enable_object_caching",
+              "_finalize_final_module")
+    if not all(hasattr(lib, n) for n in needed) or not hasattr(codegen.JITCPUCodegen, "create_library"):
+        return
+    original = lib._unserialize.__func__
+    linking = lib._get_module_for_linking
+
+    def _unserialize(cls, cg, state):
+        name, kind, data = state
+        names = elf_defined(data[0]) if kind == "object" else None
+        engine = getattr(cg, "_engine", None)
+        if names is None or not isinstance(getattr(engine, "_defined_symbols", None), set):
+            return original(cls, cg, state)
+        self = cg.create_library(name)
+        self.enable_object_caching()
+        self._set_compiled_object(data[0])
+        self._lazy_bitcode = data[1]
+        self._finalize_final_module()
+        engine._defined_symbols |= names
+        return self
+
+    def _get_module_for_linking(self):
+        bitcode = self.__dict__.pop("_lazy_bitcode", None)
+        if bitcode is not None and self._shared_module is None:
+            self._shared_module = codegen.ll.parse_bitcode(bitcode)
+        return linking(self)
+
+    lib._unserialize = classmethod(_unserialize)
+    lib._get_module_for_linking = _get_module_for_linking
+    LAZY_LOADS = True
+
+
+@contextmanager
+def _quiet_llvm_lock():
+    """numba's callbacks on llvmlite's lock, off: each LLVM call (about 100,000 in a cached start)
+    broadcasts a start and an end event for numba's compile timers, about 0.3 s in all."""
+    try:
+        import llvmlite.binding.ffi as ffi
+
+        callbacks = ffi.lib._lock._cblist
+    except (ImportError, AttributeError):
+        yield
+        return
+    saved = list(callbacks)
+    callbacks.clear()
+    try:
+        yield
+    finally:
+        callbacks[:] = saved + [c for c in callbacks if c not in saved]
+
+
 try:
     if os.environ.get("ARC_DSL_PURE", "") not in ("", "0"):
         raise ImportError("ARC_DSL_PURE is set")
@@ -187,6 +276,7 @@ try:
     import numba as _numba
 
     _distinct_function_ids(_numba)
+    _lazy_cache_loads(_numba)
     # the core indexes a table of compiled kernels (first-class functions): numba calls that experimental
     warnings.filterwarnings("ignore", category=_numba.core.errors.NumbaExperimentalFeatureWarning)
     _dir = cache_dir()
@@ -244,7 +334,7 @@ def compiling():
     """Held while this process compiles into (or loads from) the cache: a second process that
     starts on a cold cache waits here, then loads what the first compiled instead of compiling
     it again. Re-entrant within a process; a no-op without numba, fcntl or a writable cache, and
-    where `PRELOADED` is set."""
+    where `PRELOADED` is set. numba's lock events are off meanwhile (`_quiet_llvm_lock`)."""
     global _held
     f = d = None
     if COMPILED and fcntl is not None and not _held and os.environ.get(PRELOADED, "") in ("", "0"):
@@ -262,7 +352,11 @@ def compiling():
             except BlockingIOError:
                 print(f"dsl: another process is compiling the kernels into {d}; waiting for it", file=sys.stderr)
                 fcntl.flock(f, fcntl.LOCK_EX)
-        yield
+        if COMPILED and _held == 1:
+            with _quiet_llvm_lock():  # the outermost hold: what is compiled or loaded here skips numba's lock events
+                yield
+        else:
+            yield
     finally:
         _held -= 1
         if f is not None:
