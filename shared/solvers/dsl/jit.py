@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import itertools
 import json
 import os
@@ -202,6 +203,9 @@ def elf_defined(obj: bytes) -> set[str] | None:
 
 
 LAZY_LOADS = False  # set when `_lazy_cache_loads` is in place
+# numba's own loader of a cached function (`CPUCodeLibrary._unserialize`, whitespace dropped, hashed) as of
+# numba 0.68.1: `_lazy_cache_loads` replaces only a loader it was written against
+_KNOWN_LOADERS = {"96b16e98dcdda6df"}
 
 
 def _lazy_cache_loads(numba) -> None:
@@ -212,8 +216,8 @@ def _lazy_cache_loads(numba) -> None:
     it defines: about 1.2 s of a 2 s cached start for the ~300 kernels, though nothing links them
     once loaded. Here the names are read from the object file's symbol table instead (the same
     names, less the private switch tables numba never looks up), and the bitcode is parsed only
-    when a compile asks for the module to link. Any other object format, or a numba whose code
-    library lacks these methods, loads as numba does."""
+    when a compile asks for the module to link. Any other object format, or a numba whose loader
+    is not the one this was written against (`_KNOWN_LOADERS`), loads as numba does."""
     global LAZY_LOADS
     from numba.core import codegen
 
@@ -223,6 +227,12 @@ def _lazy_cache_loads(numba) -> None:
     if not all(hasattr(lib, n) for n in needed) or not hasattr(codegen.JITCPUCodegen, "create_library"):
         return
     original = lib._unserialize.__func__
+    try:
+        source = "".join(inspect.getsource(original).split())
+    except (OSError, TypeError):
+        return
+    if hashlib.sha256(source.encode()).hexdigest()[:16] not in _KNOWN_LOADERS:
+        return  # a loader this replacement was not written against: numba's own stays
     linking = lib._get_module_for_linking
 
     def _unserialize(cls, cg, state):
