@@ -268,15 +268,14 @@ def _quiet_llvm_lock():
         import llvmlite.binding.ffi as ffi
 
         callbacks = ffi.lib._lock._cblist
-    except (ImportError, AttributeError):
-        yield
-        return
+    except (ImportError, AttributeError):  # an llvmlite without that list: its callbacks stay
+        callbacks = []
     saved = list(callbacks)
     callbacks.clear()
     try:
         yield
     finally:
-        callbacks[:] = saved + [c for c in callbacks if c not in saved]
+        callbacks[:] = saved + [c for c in callbacks if c not in saved]  # and any registered meanwhile
 
 
 try:
